@@ -1,0 +1,40 @@
+import { Elysia, type AnyElysia } from 'elysia'
+import type { Config } from './config.ts'
+import { createContext, type AppContext, type ContextOverrides } from './context.ts'
+import type { Database } from './db/client.ts'
+import { authModule } from './modules/auth/index.ts'
+import { docsModule } from './modules/docs/index.ts'
+import { healthModule } from './modules/health/index.ts'
+import { userModule } from './modules/user/index.ts'
+import { errorHandler } from './plugins/errors.ts'
+import { requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
+
+/** The one route table, mounted twice: at `/api/v1` and at `/api` (CONTRACT §1). */
+function apiRoutes(ctx: AppContext, prefix: string) {
+  return new Elysia({ prefix })
+    .use(healthModule(ctx))
+    .use(authModule(ctx))
+    .use(userModule(ctx))
+}
+
+export interface CreateAppOptions {
+  config: Config
+  database: Database
+  overrides?: ContextOverrides
+}
+
+export async function createApp({ config, database, overrides }: CreateAppOptions) {
+  const ctx = await createContext(config, database, overrides)
+  let self: AnyElysia | undefined
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: UPLOAD_BODY_LIMIT } })
+    // Errors first, so every module's failures render in the CONTRACT shape.
+    .use(errorHandler(ctx))
+    .use(requestPlugin(ctx))
+    .use(apiRoutes(ctx, '/api/v1'))
+    .use(apiRoutes(ctx, '/api'))
+    .use(docsModule(() => self!))
+  self = app
+  return { app, ctx }
+}
+
+export type App = Awaited<ReturnType<typeof createApp>>['app']

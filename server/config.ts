@@ -1,0 +1,188 @@
+// Pure: reads an environment map, returns typed configuration or throws ConfigError naming the variable.
+// Side effects (generating SECRET_KEY, creating DATA_DIR) belong to server/index.ts.
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`)
+    this.name = 'ConfigError'
+  }
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+export interface S3Config {
+  endpoint: string
+  bucket: string
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+}
+
+export interface Config {
+  port: number
+  baseUrl: string
+  /** Where the dashboard front end lives; e-mailed links point there. */
+  dashboardUrl: string
+  /** undefined: embedded PGlite persisted under dataDir; `memory://`: throwaway PGlite; else postgres. */
+  databaseUrl: string | undefined
+  dataDir: string
+  secretKey: string | undefined
+  smtpUrl: string | undefined
+  emailFrom: string
+  redisUrl: string | undefined
+  superadminEmails: string[]
+  allowedOrigins: string[]
+  webhookAllowPrivate: boolean
+  webhookRetryScale: number
+  billing: boolean
+  billingWebhookSecret: string | undefined
+  idpIssuers: { US?: string; EU?: string }
+  idpClientId: string | undefined
+  idpClientSecret: string | undefined
+  chatApiBase: string
+  trackerApiBase: string
+  s3: S3Config | undefined
+  logLevel: LogLevel
+  trustProxy: boolean
+  rateLimitPerKey: number
+  rateLimitPerIp: number
+  /** Cookies get `Secure` unless the service runs on plain-http localhost. */
+  secureCookies: boolean
+}
+
+type Env = Record<string, string | undefined>
+
+const text = (env: Env, name: string) => {
+  const value = env[name]?.trim()
+  return value ? value : undefined
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`)
+  const value = Number(raw)
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`)
+  return value
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name)
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(name, `must be a number ≥ 0, got "${raw}"`)
+  return value
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true
+  if (['false', '0', 'no', 'off'].includes(raw)) return false
+  throw new ConfigError(name, `must be true or false (or on/off), got "${raw}"`)
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = text(env, name)
+  if (raw === undefined) return undefined
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(name, 'is not a valid URL')
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`)
+  }
+  return raw
+}
+
+const list = (env: Env, name: string) =>
+  (text(env, name) ?? '').split(',').map((item) => item.trim()).filter(Boolean)
+
+function origins(env: Env, name: string): string[] {
+  return list(env, name).map((origin) => {
+    try {
+      return new URL(origin).origin
+    } catch {
+      throw new ConfigError(name, `"${origin}" is not an origin like https://app.example.com`)
+    }
+  })
+}
+
+function s3(env: Env): S3Config | undefined {
+  const bucket = text(env, 'S3_BUCKET')
+  if (!bucket) return undefined
+  const required = (name: string) => {
+    const value = text(env, name)
+    if (!value) throw new ConfigError(name, 'is required when S3_BUCKET is set')
+    return value
+  }
+  return {
+    bucket,
+    endpoint: url(env, 'S3_ENDPOINT', ['http:', 'https:']) ?? required('S3_ENDPOINT'),
+    region: text(env, 'S3_REGION') ?? 'us-east-1',
+    accessKeyId: required('S3_ACCESS_KEY_ID'),
+    secretAccessKey: required('S3_SECRET_ACCESS_KEY'),
+  }
+}
+
+export function getConfig(env: Env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535)
+  const baseUrl = (url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '')
+  const base = new URL(baseUrl)
+
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'memory:', 'file:'])
+  const secretKey = text(env, 'SECRET_KEY')
+  if (secretKey !== undefined && secretKey.length < 32) {
+    throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
+  }
+
+  const billingRaw = text(env, 'BILLING')?.toLowerCase() ?? 'on'
+  if (billingRaw !== 'on' && billingRaw !== 'off') throw new ConfigError('BILLING', `must be on or off, got "${billingRaw}"`)
+
+  const logLevel = (text(env, 'LOG_LEVEL') ?? 'info') as LogLevel
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', 'must be one of debug, info, warn, error, silent')
+  }
+
+  const emailFrom = text(env, 'EMAIL_FROM') ?? `Chorus <no-reply@${base.hostname}>`
+  if (!emailFrom.includes('@')) throw new ConfigError('EMAIL_FROM', 'must contain an e-mail address')
+
+  const superadminEmails = list(env, 'SUPERADMIN_EMAILS').map((email) => email.toLowerCase())
+  for (const email of superadminEmails) {
+    if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError('SUPERADMIN_EMAILS', `"${email}" is not an e-mail address`)
+  }
+
+  return {
+    port,
+    baseUrl,
+    dashboardUrl: (url(env, 'DASHBOARD_URL', ['http:', 'https:']) ?? baseUrl).replace(/\/+$/, ''),
+    databaseUrl,
+    dataDir: text(env, 'DATA_DIR') ?? './data',
+    secretKey,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    emailFrom,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    superadminEmails,
+    allowedOrigins: origins(env, 'ALLOWED_ORIGINS'),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetryScale: positiveNumber(env, 'WEBHOOK_RETRY_SCALE', 1),
+    billing: billingRaw === 'on',
+    billingWebhookSecret: text(env, 'BILLING_WEBHOOK_SECRET'),
+    idpIssuers: {
+      US: url(env, 'IDP_ISSUER_US', ['http:', 'https:']),
+      EU: url(env, 'IDP_ISSUER_EU', ['http:', 'https:']),
+    },
+    idpClientId: text(env, 'IDP_CLIENT_ID'),
+    idpClientSecret: text(env, 'IDP_CLIENT_SECRET'),
+    chatApiBase: (url(env, 'CHAT_API_BASE', ['http:', 'https:']) ?? 'https://slack.com/api').replace(/\/+$/, ''),
+    trackerApiBase: (url(env, 'TRACKER_API_BASE', ['http:', 'https:']) ?? 'https://api.linear.app').replace(/\/+$/, ''),
+    s3: s3(env),
+    logLevel,
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 600, 1, 1_000_000),
+    rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
+    secureCookies: !(base.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)),
+  }
+}

@@ -1,0 +1,86 @@
+import { t } from 'elysia'
+
+// One enum of error codes, one status each (CONTRACT §3). Routes throw ApiError; app.ts renders it.
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  INVALID_API_KEY: 401,
+  INSUFFICIENT_SCOPE: 403,
+  DASHBOARD_ONLY: 403,
+  SUBSCRIPTION_INACTIVE: 403,
+  FORBIDDEN: 403,
+  OWNER_ONLY: 403,
+  PLAN_REQUIRED: 403,
+  CSRF_REJECTED: 403,
+  NOT_FOUND: 404,
+  SLUG_TAKEN: 409,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_ERROR: 422,
+  IDEMPOTENCY_MISMATCH: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+} as const
+
+export type ErrorCode = keyof typeof ERROR_STATUS
+
+export interface ValidationIssue {
+  loc: (string | number)[]
+  msg: string
+  type: string
+}
+
+export class ApiError extends Error {
+  readonly status: number
+  /** Set on VALIDATION_ERROR raised by service rules, rendered as the 422 `detail` list. */
+  issues?: ValidationIssue[]
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra top-level fields of the error body, e.g. `required_scope`. */
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message)
+    this.status = ERROR_STATUS[code]
+  }
+}
+
+export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not found`)
+
+export const conflict = (message: string) => new ApiError('CONFLICT', message)
+
+export const forbidden = (message = 'Your role does not allow this') => new ApiError('FORBIDDEN', message)
+
+/** A 422 for rules that a schema cannot express (e.g. "one of a or b"), in the HTTPValidationError shape. */
+export function invalid(loc: (string | number)[], msg: string, type = 'value_error'): ApiError {
+  const error = new ApiError('VALIDATION_ERROR', msg)
+  error.issues = [{ loc, msg, type }]
+  return error
+}
+
+export function errorBody(code: ErrorCode | string, message: string, requestId: string, detail: unknown = message, extra: Record<string, unknown> = {}) {
+  return { code, message, detail, request_id: requestId, ...extra }
+}
+
+// Schemas for the OpenAPI document: every route may answer with these.
+export const ErrorResponse = t.Object(
+  {
+    code: t.String({ description: 'Stable machine-readable code, e.g. NOT_FOUND' }),
+    message: t.String(),
+    detail: t.Any({ description: 'Same as message, or the list of validation issues on 422' }),
+    request_id: t.String(),
+  },
+  { description: 'The error body of every 4xx and 5xx', additionalProperties: true },
+)
+
+export const ValidationErrorResponse = t.Object(
+  {
+    code: t.Literal('VALIDATION_ERROR'),
+    message: t.String(),
+    detail: t.Array(t.Object({ loc: t.Array(t.Union([t.String(), t.Number()])), msg: t.String(), type: t.String() })),
+    request_id: t.String(),
+  },
+  { description: 'HTTPValidationError' },
+)

@@ -1,0 +1,60 @@
+import { RedisClient } from 'bun'
+
+export interface RateLimitResult {
+  allowed: boolean
+  limit: number
+  remaining: number
+  /** Seconds until the window resets. */
+  resetSeconds: number
+}
+
+export interface RateLimiter {
+  /** Counts one hit against `key` in a fixed window of `windowSeconds`. */
+  hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitResult>
+  close(): void
+}
+
+function result(count: number, limit: number, windowSeconds: number, now: number): RateLimitResult {
+  const windowMs = windowSeconds * 1000
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil((windowMs - (now % windowMs)) / 1000)),
+  }
+}
+
+/** Per-process counters: right for a single instance; use Redis when several share the load. */
+export function memoryRateLimiter(): RateLimiter {
+  const counters = new Map<string, { window: number; count: number }>()
+  return {
+    async hit(key, limit, windowSeconds) {
+      const now = Date.now()
+      const window = Math.floor(now / (windowSeconds * 1000))
+      const entry = counters.get(key)
+      const count = entry && entry.window === window ? entry.count + 1 : 1
+      counters.set(key, { window, count })
+      if (counters.size > 50_000) {
+        for (const [k, v] of counters) if (v.window !== window) counters.delete(k)
+      }
+      return result(count, limit, windowSeconds, now)
+    },
+    close() {},
+  }
+}
+
+/** Shared counters in Redis (Bun's built-in client): every instance sees the same window. */
+export function redisRateLimiter(url: string): RateLimiter {
+  const client = new RedisClient(url)
+  return {
+    async hit(key, limit, windowSeconds) {
+      const now = Date.now()
+      const window = Math.floor(now / (windowSeconds * 1000))
+      const redisKey = `chorus:rl:${key}:${window}`
+      const count = await client.incr(redisKey)
+      if (count === 1) await client.expire(redisKey, windowSeconds + 1)
+      return result(count, limit, windowSeconds, now)
+    },
+    close: () => client.close(),
+  }
+}

@@ -1,0 +1,61 @@
+import { ValueErrorType } from '@sinclair/typebox/errors'
+import { Elysia, ValidationError } from 'elysia'
+import type { AppContext } from '../context.ts'
+import { ApiError, errorBody, type ErrorCode, type ValidationIssue } from '../errors.ts'
+import { requestIdOf } from './request.ts'
+
+const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
+
+const snake = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()
+
+/** Elysia's validation error as the FastAPI-style HTTPValidationError list. */
+export function validationIssues(error: ValidationError): ValidationIssue[] {
+  const where = LOCATION[error.type] ?? error.type
+  return error.all.map((issue) => {
+    const path = 'path' in issue && typeof issue.path === 'string' ? issue.path.split('/').filter(Boolean) : []
+    const loc = [where, ...path.map((part) => (/^\d+$/.test(part) ? Number(part) : part))]
+    const kind = 'type' in issue && typeof issue.type === 'number' ? ValueErrorType[issue.type] : undefined
+    return { loc, msg: 'summary' in issue && issue.summary ? issue.summary : issue.message, type: kind ? snake(kind) : 'value_error' }
+  })
+}
+
+function json(status: number, body: unknown, headers: Record<string, string>) {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
+}
+
+/** The single place errors become responses: every 4xx/5xx carries the CONTRACT §3 body and X-Request-Id. */
+export function errorHandler(ctx: AppContext) {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+    const requestId = requestIdOf(request)
+    const headers: Record<string, string> = { 'x-request-id': requestId }
+    for (const [name, value] of Object.entries(set.headers)) if (name.toLowerCase().startsWith('ratelimit-')) headers[name] = String(value)
+    const reply = (status: number, errorCode: ErrorCode, message: string, detail: unknown = message, extra = {}) => {
+      set.status = status
+      return json(status, errorBody(errorCode, message, requestId, detail, extra), headers)
+    }
+
+    if (error instanceof ApiError) {
+      Object.assign(headers, error.headers)
+      if (error.issues) return reply(422, error.code, error.message, error.issues)
+      return reply(error.status, error.code, error.message, error.message, error.extra)
+    }
+    if (error instanceof ValidationError) {
+      if (error.type === 'response') {
+        ctx.log.error('response does not match its schema', { request_id: requestId, path: new URL(request.url).pathname, issues: validationIssues(error) })
+        return reply(500, 'INTERNAL', 'Internal server error')
+      }
+      const issues = validationIssues(error)
+      return reply(422, 'VALIDATION_ERROR', issues[0] ? `${issues[0].loc.join('.')}: ${issues[0].msg}` : 'Request validation failed', issues)
+    }
+    switch (code) {
+      case 'NOT_FOUND':
+        return reply(404, 'NOT_FOUND', 'Route not found')
+      case 'PARSE':
+        return reply(400, 'BAD_REQUEST', 'The request body could not be parsed')
+      case 'INVALID_COOKIE_SIGNATURE':
+        return reply(401, 'UNAUTHENTICATED', 'Invalid cookie')
+    }
+    ctx.log.error('unhandled error', { request_id: requestId, error: error instanceof Error ? error.stack ?? error.message : String(error) })
+    return reply(500, 'INTERNAL', 'Internal server error')
+  })
+}
