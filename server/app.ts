@@ -2,10 +2,13 @@ import { Elysia, type AnyElysia } from 'elysia'
 import type { Config } from './config.ts'
 import { createContext, type AppContext, type ContextOverrides } from './context.ts'
 import type { Database } from './db/client.ts'
+import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
+import { membersModule } from './modules/members/index.ts'
 import { userModule } from './modules/user/index.ts'
+import { workspacesModule } from './modules/workspaces/index.ts'
 import { errorHandler } from './plugins/errors.ts'
 import { requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
 
@@ -15,6 +18,9 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(healthModule(ctx))
     .use(authModule(ctx))
     .use(userModule(ctx))
+    .use(workspacesModule(ctx))
+    .use(membersModule(ctx))
+    .use(apiKeysModule(ctx))
 }
 
 export interface CreateAppOptions {

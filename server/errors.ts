@@ -54,8 +54,8 @@ export const conflict = (message: string) => new ApiError('CONFLICT', message)
 export const forbidden = (message = 'Your role does not allow this') => new ApiError('FORBIDDEN', message)
 
 /** A 422 for rules that a schema cannot express (e.g. "one of a or b"), in the HTTPValidationError shape. */
-export function invalid(loc: (string | number)[], msg: string, type = 'value_error'): ApiError {
-  const error = new ApiError('VALIDATION_ERROR', msg)
+export function invalid(loc: (string | number)[], msg: string, type = 'value_error', code: 'VALIDATION_ERROR' | 'IDEMPOTENCY_MISMATCH' = 'VALIDATION_ERROR'): ApiError {
+  const error = new ApiError(code, msg)
   error.issues = [{ loc, msg, type }]
   return error
 }

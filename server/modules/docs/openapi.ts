@@ -52,7 +52,11 @@ export function buildOpenApiDocument(app: AnyElysia) {
     const relative = path.slice('/api/v1'.length) || '/'
     const cleaned: Record<string, Record<string, unknown>> = {}
     for (const [method, operation] of Object.entries(operations as Record<string, Record<string, unknown>>)) {
-      const responses = (operation.responses ?? {}) as Record<string, unknown>
+      const responses = (operation.responses ?? {}) as Record<string, { content?: Record<string, unknown> }>
+      // t.Void() (204) comes out as `content: {type: "void"}`, which is not a media-type map: a 204 has no body.
+      for (const response of Object.values(responses)) {
+        if (response.content && Object.keys(response.content).some((type) => !type.includes('/'))) delete response.content
+      }
       const hasInput = Boolean(operation.requestBody) || (Array.isArray(operation.parameters) && operation.parameters.length > 0)
       if (hasInput) responses['422'] ??= errorResponse('Validation failed (HTTPValidationError)', '#/components/schemas/HTTPValidationError')
       responses['4XX'] ??= errorResponse('Client error in the common error shape')

@@ -1,0 +1,42 @@
+import { and, eq, lt, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { idempotencyKeys } from '../db/schema/index.ts'
+import { ApiError, invalid } from '../errors.ts'
+import { sha256Hex } from '../lib/crypto.ts'
+
+const RETENTION = sql`now() - interval '24 hours'`
+
+export type IdempotencyOutcome = { kind: 'proceed' } | { kind: 'replay'; status: number; body: unknown }
+
+export const requestFingerprint = (method: string, path: string, body: unknown) => sha256Hex(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
+
+/**
+ * Claims (scope, key) for this request. The same key and body within 24 h replays the stored
+ * response; another body is 422 IDEMPOTENCY_MISMATCH; a twin still running is 409 CONFLICT.
+ */
+export async function claimIdempotencyKey(db: Db, scope: string, key: string, requestHash: string): Promise<IdempotencyOutcome> {
+  if (key.length === 0 || key.length > 255) throw invalid(['header', 'idempotency-key'], 'Idempotency-Key must be 1 to 255 characters')
+  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), lt(idempotencyKeys.createdAt, RETENTION)))
+  const [claimed] = await db.insert(idempotencyKeys).values({ scope, key, requestHash }).onConflictDoNothing().returning({ key: idempotencyKeys.key })
+  if (claimed) return { kind: 'proceed' }
+
+  const [existing] = await db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+  if (!existing) return claimIdempotencyKey(db, scope, key, requestHash)
+  if (existing.requestHash !== requestHash) {
+    throw invalid(['header', 'idempotency-key'], 'This Idempotency-Key was already used with a different request body', 'idempotency_mismatch', 'IDEMPOTENCY_MISMATCH')
+  }
+  if (existing.responseStatus === null) throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed')
+  return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody }
+}
+
+export async function completeIdempotencyKey(db: Db, scope: string, key: string, status: number, body: unknown) {
+  await db
+    .update(idempotencyKeys)
+    .set({ responseStatus: status, responseBody: body as object, completedAt: sql`now()` })
+    .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+}
+
+/** A failed request releases its key, so the client can retry it with the same key. */
+export async function releaseIdempotencyKey(db: Db, scope: string, key: string) {
+  await db.delete(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+}
