@@ -4,9 +4,11 @@ import { createContext, type AppContext, type ContextOverrides } from './context
 import type { Database } from './db/client.ts'
 import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
+import { billingModule } from './modules/billing/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
 import { membersModule } from './modules/members/index.ts'
+import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { errorHandler } from './plugins/errors.ts'
@@ -21,6 +23,8 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(workspacesModule(ctx))
     .use(membersModule(ctx))
     .use(apiKeysModule(ctx))
+    .use(superadminModule(ctx))
+    .use(billingModule(ctx))
 }
 
 export interface CreateAppOptions {

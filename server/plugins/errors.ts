@@ -8,6 +8,13 @@ const LOCATION: Record<string, string> = { body: 'body', query: 'query', params:
 
 const snake = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()
 
+/** The allowed values when the failing schema is a union of string literals (our Enum). */
+function literalOptions(schema: unknown): string[] | undefined {
+  const anyOf = (schema as { anyOf?: { const?: unknown }[] })?.anyOf
+  if (!anyOf?.length || !anyOf.every((option) => typeof option.const === 'string')) return undefined
+  return anyOf.map((option) => option.const as string)
+}
+
 /** Elysia's validation error as the FastAPI-style HTTPValidationError list. */
 export function validationIssues(error: ValidationError): ValidationIssue[] {
   const where = LOCATION[error.type] ?? error.type
@@ -15,7 +22,9 @@ export function validationIssues(error: ValidationError): ValidationIssue[] {
     const path = 'path' in issue && typeof issue.path === 'string' ? issue.path.split('/').filter(Boolean) : []
     const loc = [where, ...path.map((part) => (/^\d+$/.test(part) ? Number(part) : part))]
     const kind = 'type' in issue && typeof issue.type === 'number' ? ValueErrorType[issue.type] : undefined
-    return { loc, msg: 'summary' in issue && issue.summary ? issue.summary : issue.message, type: kind ? snake(kind) : 'value_error' }
+    const options = 'schema' in issue ? literalOptions(issue.schema) : undefined
+    const msg = options ? `Expected one of: ${options.join(', ')}` : 'summary' in issue && issue.summary ? issue.summary : issue.message
+    return { loc, msg, type: options ? 'enum' : kind ? snake(kind) : 'value_error' }
   })
 }
 

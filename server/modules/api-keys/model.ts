@@ -1,10 +1,11 @@
+import { Enum } from '../../lib/schema.ts'
 import { t } from 'elysia'
 import type { apiKeys } from '../../db/schema/index.ts'
 import { SCOPES } from '../../plugins/auth.ts'
 import { Timestamp } from '../user/model.ts'
 import { WorkspaceSlugParams } from '../workspaces/model.ts'
 
-export const ScopeList = t.Array(t.UnionEnum([...SCOPES]), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true })
+export const ScopeList = t.Array(Enum([...SCOPES]), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true })
 
 export const APIKeyCreate = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), scopes: ScopeList }, { additionalProperties: false, description: 'APIKeyCreate' })
 export const APIKeyScopesUpdate = t.Object({ scopes: ScopeList }, { additionalProperties: false, description: 'APIKeyScopesUpdate' })

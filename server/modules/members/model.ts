@@ -1,3 +1,4 @@
+import { Enum } from '../../lib/schema.ts'
 import { t } from 'elysia'
 import { Email } from '../auth/model.ts'
 import { Timestamp } from '../user/model.ts'
@@ -5,11 +6,11 @@ import { Role, WorkspaceSlugParams } from '../workspaces/model.ts'
 
 export const InviteMemberRequest = t.Object({
   email: Email,
-  role: t.UnionEnum(['admin', 'member'], { description: 'Ownership is handed over with a role change, never by invitation' }),
+  role: Enum(['admin', 'member'], { description: 'Ownership is handed over with a role change, never by invitation' }),
 }, { additionalProperties: false, description: 'InviteMemberRequest' })
 
 export const UpdateMemberRoleRequest = t.Object({
-  role: t.UnionEnum(['owner', 'admin', 'member'], { description: 'Setting `owner` transfers ownership (owner only); the previous owner becomes admin' }),
+  role: Enum(['owner', 'admin', 'member'], { description: 'Setting `owner` transfers ownership (owner only); the previous owner becomes admin' }),
 }, { additionalProperties: false, description: 'UpdateMemberRoleRequest' })
 
 export const AcceptInviteRequest = t.Object({
@@ -24,7 +25,7 @@ export const MemberResponse = t.Object({
   email: t.String(),
   name: t.Nullable(t.String()),
   role: Role,
-  status: t.UnionEnum(['pending', 'active']),
+  status: Enum(['pending', 'active']),
   invited_at: t.Nullable(Timestamp),
   joined_at: t.Nullable(Timestamp),
 }, { description: 'MemberResponse' })

@@ -1,11 +1,12 @@
+import { Enum } from '../../lib/schema.ts'
 import { t } from 'elysia'
 import type { Member, Workspace } from '../../plugins/credentials.ts'
 import { Timestamp } from '../user/model.ts'
 
 export const Slug = t.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', minLength: 2, maxLength: 48, examples: ['acme'] })
-export const Plan = t.UnionEnum(['free', 'startup', 'scale', 'business'])
-export const SubscriptionStatus = t.UnionEnum(['active', 'trialing', 'past_due', 'canceled', 'unpaid', 'incomplete', 'none'])
-export const Role = t.UnionEnum(['owner', 'admin', 'member'])
+export const Plan = Enum(['free', 'startup', 'scale', 'business'])
+export const SubscriptionStatus = Enum(['active', 'trialing', 'past_due', 'canceled', 'unpaid', 'incomplete', 'none'])
+export const Role = Enum(['owner', 'admin', 'member'])
 export const WorkspaceSlugParams = t.Object({ workspace_slug: t.String({ maxLength: 64 }) })
 
 export const WorkspaceCreate = t.Object({
