@@ -151,7 +151,9 @@ export const authPlugin = perApp((ctx: AppContext) => {
         claims.delete(request)
         await completeIdempotencyKey(ctx.db, claim.scope, claim.key, typeof set.status === 'number' ? set.status : 200, response ?? null)
       },
-      async error({ request }) {
+      // A claim still held after the response means the handler failed: release it so the client can retry.
+      // (afterResponse, not error: the app-wide error handler answers first and local error hooks never run.)
+      async afterResponse({ request }) {
         const claim = claims.get(request)
         if (!claim) return
         claims.delete(request)

@@ -12,7 +12,7 @@ let smtp: Awaited<ReturnType<typeof startSmtp>>
 beforeAll(async () => {
   smtp = await startSmtp()
   h = await startHarness({ SMTP_URL: smtp.url })
-})
+}, 60_000)
 afterAll(async () => {
   await h.close()
   await smtp.close()

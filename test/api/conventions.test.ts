@@ -3,7 +3,7 @@ import { validate } from '@readme/openapi-parser'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 
 let h: Harness
-beforeAll(async () => (h = await startHarness()))
+beforeAll(async () => (h = await startHarness()), 60_000)
 afterAll(() => h.close())
 
 const expectErrorBody = (body: any, code: string) => {

@@ -7,7 +7,7 @@ import { lastOutboxMail, signIn } from '../helpers/session.ts'
 import { tokenFromMail } from '../helpers/smtp.ts'
 
 let h: Harness
-beforeAll(async () => (h = await startHarness()))
+beforeAll(async () => (h = await startHarness()), 60_000)
 afterAll(() => h.close())
 
 const memberRow = async (workspaceId: string, userId: string) =>

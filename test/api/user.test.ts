@@ -5,7 +5,7 @@ import { startHarness, type Harness } from '../helpers/harness.ts'
 import { signIn } from '../helpers/session.ts'
 
 let h: Harness
-beforeAll(async () => (h = await startHarness()))
+beforeAll(async () => (h = await startHarness()), 60_000)
 afterAll(() => h.close())
 
 describe('user profile', () => {

@@ -6,7 +6,7 @@ import { addMember, uniqueSlug, workspaceFixture } from '../helpers/fixtures.ts'
 import { signIn } from '../helpers/session.ts'
 
 let h: Harness
-beforeAll(async () => (h = await startHarness()))
+beforeAll(async () => (h = await startHarness()), 60_000)
 afterAll(() => h.close())
 
 describe('workspaces: happy paths', () => {

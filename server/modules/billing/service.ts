@@ -46,7 +46,8 @@ function target(object: StripeObject) {
 export async function applyBillingEvent(ctx: AppContext, event: BillingEvent): Promise<'applied' | 'duplicate' | 'ignored'> {
   const object = event.data?.object ?? {}
   const where = target(object)
-  const at = new Date(event.created * 1000)
+  // Raw SQL parameters go as ISO text with an explicit type: drivers disagree on binding a Date.
+  const at = sql`${new Date(event.created * 1000).toISOString()}::timestamptz`
   return ctx.db.transaction(async (tx) => {
     const [fresh] = await tx.insert(billingEvents).values({ id: event.id, type: event.type }).onConflictDoNothing().returning()
     if (!fresh) return 'duplicate'
