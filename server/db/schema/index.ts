@@ -1,2 +1,3 @@
 export * from './accounts.ts'
 export * from './workspaces.ts'
+export * from './feedback.ts'

@@ -4,6 +4,7 @@ import { members, workspaces } from '../../db/schema/index.ts'
 import { ApiError } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
+import { createDefaultStatuses } from '../statuses/defaults.ts'
 
 export const TRIAL_DAYS = 14
 
@@ -26,6 +27,7 @@ export async function createWorkspace(db: Db, ownerId: string, input: { name: st
         currentPeriodEnd: new Date(Date.now() + TRIAL_DAYS * 24 * 3600 * 1000),
       }).returning()
       await tx.insert(members).values({ workspaceId: workspace!.id, userId: ownerId, role: 'owner', status: 'active', joinedAt: new Date() })
+      await createDefaultStatuses(tx as unknown as Db, workspace!.id)
       return workspace!
     })
   } catch (error) {
