@@ -4,12 +4,15 @@ import { createContext, type AppContext, type ContextOverrides } from './context
 import type { Database } from './db/client.ts'
 import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
+import { commentsModule } from './modules/comments/index.ts'
 import { billingModule } from './modules/billing/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
 import { membersModule } from './modules/members/index.ts'
+import { postsModule } from './modules/posts/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
+import { votesModule } from './modules/votes/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { errorHandler } from './plugins/errors.ts'
 import { requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
@@ -25,6 +28,9 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(apiKeysModule(ctx))
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
+    .use(postsModule(ctx))
+    .use(commentsModule(ctx))
+    .use(votesModule(ctx))
 }
 
 export interface CreateAppOptions {

@@ -55,3 +55,19 @@ export async function addMember(h: Harness, fixture: WorkspaceFixture, email: st
 export async function setSubscription(h: Harness, workspaceId: string, change: Partial<typeof workspaces.$inferInsert>) {
   await h.db.update(workspaces).set(change).where(eq(workspaces.id, workspaceId))
 }
+
+/** A board made straight in the database (the boards routes have their own tests). */
+export async function boardFixture(h: Harness, workspaceId: string, slug = 'ideas', isPrivate = false) {
+  const { boards } = await import('../../server/db/schema/index.ts')
+  const { newId } = await import('../../server/lib/ids.ts')
+  const [board] = await h.db.insert(boards).values({ id: newId('board'), workspaceId, slug, name: slug[0]!.toUpperCase() + slug.slice(1), isPrivate }).returning()
+  return board!
+}
+
+/** A label made straight in the database. */
+export async function labelFixture(h: Harness, workspaceId: string, slug: string) {
+  const { labels } = await import('../../server/db/schema/index.ts')
+  const { newId } = await import('../../server/lib/ids.ts')
+  const [label] = await h.db.insert(labels).values({ id: newId('label'), workspaceId, slug, name: slug }).returning()
+  return label!
+}

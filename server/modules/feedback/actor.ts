@@ -1,0 +1,94 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { alias } from 'drizzle-orm/pg-core'
+import type { Db, Tx } from '../../db/client.ts'
+import { apiKeys, endUsers, users } from '../../db/schema/index.ts'
+import { invalid, notFound } from '../../errors.ts'
+import { newId } from '../../lib/ids.ts'
+import type { Caller } from '../../plugins/auth.ts'
+
+export interface OnBehalf {
+  email?: string
+  end_user_id?: string
+}
+
+/** Who did it: a dashboard user, an end user, or an API key acting as itself. */
+export type Actor =
+  | { kind: 'member'; userId: string; name: string | null }
+  | { kind: 'end_user'; endUserId: string; name: string | null }
+  | { kind: 'api_key'; keyId: string; name: string }
+
+export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail: string) {
+  const email = rawEmail.trim().toLowerCase()
+  await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email })
+    .onConflictDoNothing({ target: [endUsers.workspaceId, endUsers.email], where: sql`external_id is null` })
+  const [row] = await db.select().from(endUsers).where(and(eq(endUsers.workspaceId, workspaceId), eq(endUsers.email, email), isNull(endUsers.externalId)))
+  return row!
+}
+
+/**
+ * The actor of a write: the end user named by `end_user_id` or `email` (an unknown e-mail creates an
+ * anonymous end user), else the caller itself. A foreign or unknown end_user_id is 404.
+ */
+export async function resolveActor(db: Db | Tx, workspaceId: string, caller: Caller, onBehalf: OnBehalf): Promise<Actor> {
+  if (onBehalf.end_user_id !== undefined && onBehalf.email !== undefined) {
+    throw invalid(['body', 'email'], 'Send either email or end_user_id, not both')
+  }
+  if (onBehalf.end_user_id !== undefined) {
+    const [row] = await db.select().from(endUsers).where(and(eq(endUsers.id, onBehalf.end_user_id), eq(endUsers.workspaceId, workspaceId)))
+    if (!row) throw notFound('End user')
+    return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email }
+  }
+  if (onBehalf.email !== undefined) {
+    const row = await endUserByEmail(db, workspaceId, onBehalf.email)
+    return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email }
+  }
+  if (caller.kind === 'api_key') return { kind: 'api_key', keyId: caller.keyId, name: caller.name }
+  return { kind: 'member', userId: caller.user.id, name: caller.user.name ?? caller.user.email }
+}
+
+export const authorColumns = (actor: Actor) => ({
+  authorUserId: actor.kind === 'member' ? actor.userId : null,
+  authorEndUserId: actor.kind === 'end_user' ? actor.endUserId : null,
+  authorKeyId: actor.kind === 'api_key' ? actor.keyId : null,
+  authorName: actor.name,
+})
+
+// Aliases joined (left) to posts and comments, so the author is rendered without a query per row.
+export const authorUser = alias(users, 'author_user')
+export const authorEndUser = alias(endUsers, 'author_end_user')
+export const authorKey = alias(apiKeys, 'author_key')
+
+export const authorSelection = {
+  authorUserId: authorUser.id,
+  authorUserName: sql<string | null>`coalesce(${authorUser.name}, ${authorUser.email})`,
+  authorUserEmail: authorUser.email,
+  authorEndUserId: authorEndUser.id,
+  authorEndUserName: sql<string | null>`coalesce(${authorEndUser.name}, ${authorEndUser.email})`,
+  authorEndUserEmail: authorEndUser.email,
+  authorKeyId: authorKey.id,
+  authorKeyName: authorKey.name,
+}
+
+export type AuthorRow = { [K in keyof typeof authorSelection]: string | null }
+
+export interface AuthorResponse {
+  type: 'member' | 'end_user' | 'api_key' | 'deleted'
+  id: string | null
+  name: string
+  email: string | null
+}
+
+/** `publicView` hides e-mail addresses (portal and widget). */
+export function toAuthor(row: AuthorRow, publicView = false): AuthorResponse {
+  const email = (value: string | null) => (publicView ? null : value)
+  if (row.authorUserId) return { type: 'member', id: row.authorUserId, name: row.authorUserName ?? 'Team member', email: email(row.authorUserEmail) }
+  if (row.authorEndUserId) return { type: 'end_user', id: row.authorEndUserId, name: publicView ? publicName(row) : row.authorEndUserName ?? 'Anonymous', email: email(row.authorEndUserEmail) }
+  if (row.authorKeyId) return { type: 'api_key', id: row.authorKeyId, name: row.authorKeyName ?? 'API key', email: null }
+  return { type: 'deleted', id: null, name: 'Deleted user', email: null }
+}
+
+/** In public, an anonymous end user known only by e-mail shows the part before the @. */
+function publicName(row: AuthorRow) {
+  if (row.authorEndUserName && row.authorEndUserName !== row.authorEndUserEmail) return row.authorEndUserName
+  return row.authorEndUserEmail?.split('@')[0] ?? 'Anonymous'
+}

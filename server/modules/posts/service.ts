@@ -1,0 +1,126 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.ts'
+import { members, postLabels, posts, statusChanges } from '../../db/schema/index.ts'
+import { conflict, invalid } from '../../errors.ts'
+import { newId } from '../../lib/ids.ts'
+import type { Caller } from '../../plugins/auth.ts'
+import { recordEvent } from '../events/service.ts'
+import { authorColumns, resolveActor, type OnBehalf } from '../feedback/actor.ts'
+import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
+import { getPost } from './queries.ts'
+
+export interface PostInput extends OnBehalf {
+  title: string
+  body?: string
+  labels?: string[]
+  status?: string
+}
+
+const changedBy = (caller: Caller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : { changedByUserId: caller.user.id })
+
+async function setLabels(tx: Tx, postId: string, labelIds: string[]) {
+  await tx.delete(postLabels).where(eq(postLabels.postId, postId))
+  if (labelIds.length) await tx.insert(postLabels).values(labelIds.map((labelId) => ({ postId, labelId })))
+}
+
+/** Creates the post, its labels, its first status-history entry and the `post.created` event in one transaction. */
+export async function createPost(db: Db, workspaceId: string, caller: Caller, boardSlug: string, input: PostInput) {
+  return db.transaction(async (tx) => {
+    const board = await findBoard(tx, workspaceId, boardSlug)
+    const status = await resolveStatus(tx, workspaceId, input.status)
+    const labelRows = await resolveLabels(tx, workspaceId, input.labels ?? [])
+    const actor = await resolveActor(tx, workspaceId, caller, input)
+    const id = newId('post')
+    await tx.insert(posts).values({ id, workspaceId, boardId: board.id, title: input.title.trim(), body: input.body ?? '', statusId: status.id, ...authorColumns(actor) })
+    await setLabels(tx, id, labelRows.map((label) => label.id))
+    await tx.insert(statusChanges).values({ id: newId('statusChange'), postId: id, fromStatusId: null, toStatusId: status.id, ...changedBy(caller) })
+    const post = await getPost(tx, workspaceId, id)
+    await recordEvent(tx, workspaceId, 'post.created', { post })
+    return post
+  })
+}
+
+export interface PostChanges {
+  title?: string
+  body?: string
+  status?: string
+  labels?: string[]
+  board?: string
+  owner_user_id?: string | null
+}
+
+/** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
+export async function updatePost(db: Db, workspaceId: string, caller: Caller, postId: string, changes: PostChanges) {
+  return db.transaction(async (tx) => {
+    const current = await findPost(tx, workspaceId, postId, true)
+    const before = await getPost(tx, workspaceId, postId)
+    const status = changes.status !== undefined ? await resolveStatus(tx, workspaceId, changes.status) : undefined
+    const board = changes.board !== undefined ? await findBoard(tx, workspaceId, changes.board) : undefined
+    if (changes.owner_user_id) {
+      const [owner] = await tx.select().from(members).where(and(eq(members.workspaceId, workspaceId), eq(members.userId, changes.owner_user_id), eq(members.status, 'active')))
+      if (!owner) throw invalid(['body', 'owner_user_id'], 'The owner must be an active member of the workspace')
+    }
+    if (changes.labels !== undefined) await setLabels(tx, postId, (await resolveLabels(tx, workspaceId, changes.labels)).map((label) => label.id))
+    await tx.update(posts).set({
+      ...(changes.title !== undefined && { title: changes.title.trim() }),
+      ...(changes.body !== undefined && { body: changes.body }),
+      ...(status && { statusId: status.id }),
+      ...(board && { boardId: board.id }),
+      ...(changes.owner_user_id !== undefined && { ownerUserId: changes.owner_user_id }),
+      updatedAt: sql`now()`,
+    }).where(eq(posts.id, postId))
+
+    const post = await getPost(tx, workspaceId, postId)
+    if (status && status.id !== current.statusId) {
+      await tx.insert(statusChanges).values({ id: newId('statusChange'), postId, fromStatusId: current.statusId, toStatusId: status.id, ...changedBy(caller) })
+      await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status })
+    }
+    await recordEvent(tx, workspaceId, 'post.updated', { post, previous: before })
+    return post
+  })
+}
+
+export async function deletePost(db: Db, workspaceId: string, postId: string) {
+  await db.transaction(async (tx) => {
+    const post = await getPost(tx, workspaceId, postId)
+    await tx.delete(posts).where(eq(posts.id, postId))
+    await recordEvent(tx, workspaceId, 'post.deleted', { post })
+  })
+}
+
+/**
+ * Merges `sourceId` into `intoId`: the source's votes move unless the voter already voted on the
+ * target, its comments move, counts are recomputed from the rows, and the source keeps `merged_into`.
+ */
+export async function mergePost(db: Db, workspaceId: string, sourceId: string, intoId: string) {
+  if (sourceId === intoId) throw invalid(['body', 'into_post_id'], 'A post cannot be merged into itself')
+  return db.transaction(async (tx) => {
+    // Lock both rows in id order, so two merges touching the same posts cannot deadlock or interleave.
+    const [first, second] = [sourceId, intoId].sort()
+    const locked = new Map([[first!, await findPost(tx, workspaceId, first!, true)], [second!, await findPost(tx, workspaceId, second!, true)]])
+    const source = locked.get(sourceId)!
+    const target = locked.get(intoId)!
+    if (source.mergedIntoId) throw conflict(`This post was already merged into ${source.mergedIntoId}`)
+    if (target.mergedIntoId) throw conflict(`The target post was itself merged into ${target.mergedIntoId}; merge into that one`)
+
+    await tx.execute(sql`
+      update votes set post_id = ${intoId}
+      where post_id = ${sourceId} and not exists (
+        select 1 from votes t where t.post_id = ${intoId}
+          and (t.user_id = votes.user_id or t.end_user_id = votes.end_user_id))`)
+    await tx.execute(sql`delete from votes where post_id = ${sourceId}`)
+    await tx.execute(sql`update comments set post_id = ${intoId} where post_id = ${sourceId}`)
+    await tx.execute(sql`
+      update posts set
+        vote_count = (select count(*) from votes where post_id = ${intoId}),
+        comment_count = (select count(*) from comments where post_id = ${intoId} and not internal),
+        updated_at = now()
+      where id = ${intoId}`)
+    await tx.update(posts).set({ mergedIntoId: intoId, voteCount: 0, commentCount: 0, updatedAt: sql`now()` }).where(eq(posts.id, sourceId))
+
+    const merged = await getPost(tx, workspaceId, sourceId)
+    const into = await getPost(tx, workspaceId, intoId)
+    await recordEvent(tx, workspaceId, 'post.merged', { post: merged, into })
+    return { post: merged, into }
+  })
+}

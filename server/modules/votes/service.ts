@@ -1,0 +1,66 @@
+import { and, desc, eq, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { endUsers, posts, users, votes } from '../../db/schema/index.ts'
+import { conflict, invalid } from '../../errors.ts'
+import { newId } from '../../lib/ids.ts'
+import type { Caller } from '../../plugins/auth.ts'
+import { recordEvent } from '../events/service.ts'
+import { resolveActor, type OnBehalf } from '../feedback/actor.ts'
+import { findPost } from '../feedback/lookups.ts'
+import { envelope, type Page } from '../feedback/paging.ts'
+
+/**
+ * Toggles the voter's vote. The insert-or-delete and the counter update run in one transaction on the
+ * post's locked row, so concurrent toggles keep `vote_count` equal to the number of vote rows.
+ */
+export async function toggleVote(db: Db, workspaceId: string, caller: Caller, postId: string, onBehalf: OnBehalf) {
+  if (caller.kind === 'api_key' && onBehalf.email === undefined && onBehalf.end_user_id === undefined) {
+    throw invalid(['body', 'email'], 'With an API key, name the voter with email or end_user_id')
+  }
+  return db.transaction(async (tx) => {
+    const post = await findPost(tx, workspaceId, postId, true)
+    if (post.mergedIntoId) throw conflict(`This post was merged into ${post.mergedIntoId}; vote there`)
+    const actor = await resolveActor(tx, workspaceId, caller, onBehalf)
+    const voter = actor.kind === 'member' ? eq(votes.userId, actor.userId) : actor.kind === 'end_user' ? eq(votes.endUserId, actor.endUserId) : undefined
+    if (!voter) throw invalid(['body', 'email'], 'An API key cannot vote as itself')
+
+    const [removed] = await tx.delete(votes).where(and(eq(votes.postId, postId), voter)).returning()
+    let voteId = removed?.id
+    if (!removed) {
+      voteId = newId('vote')
+      await tx.insert(votes).values({ id: voteId, workspaceId, postId, userId: actor.kind === 'member' ? actor.userId : null, endUserId: actor.kind === 'end_user' ? actor.endUserId : null })
+    }
+    const [updated] = await tx.update(posts).set({ voteCount: sql`${posts.voteCount} + ${removed ? -1 : 1}` }).where(eq(posts.id, postId)).returning({ votes: posts.voteCount })
+    const voted = !removed
+    await recordEvent(tx, workspaceId, voted ? 'vote.created' : 'vote.deleted', {
+      vote: { id: voteId, post_id: postId, voter: actor.kind === 'member' ? { type: 'member', id: actor.userId } : { type: 'end_user', id: (actor as { endUserId: string }).endUserId } },
+      votes: updated!.votes,
+    })
+    return { voted, votes: updated!.votes }
+  })
+}
+
+/** Newest first, each with its voter, in one query for the page. */
+export async function listVotes(db: Db, workspaceId: string, postId: string, page: Page) {
+  await findPost(db, workspaceId, postId)
+  const where = and(eq(votes.postId, postId), eq(votes.workspaceId, workspaceId))
+  const rows = await db
+    .select({ vote: votes, userName: sql<string | null>`coalesce(${users.name}, ${users.email})`, userEmail: users.email, endUserName: endUsers.name, endUserEmail: endUsers.email, total: sql<number>`count(*) over()`.mapWith(Number) })
+    .from(votes)
+    .leftJoin(users, eq(users.id, votes.userId))
+    .leftJoin(endUsers, eq(endUsers.id, votes.endUserId))
+    .where(where)
+    .orderBy(desc(votes.createdAt), desc(votes.id))
+    .limit(page.perPage)
+    .offset(page.offset)
+  const total = rows[0]?.total ?? (page.offset === 0 ? 0 : (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(votes).where(where))[0]!.n)
+  const items = rows.map((row) => ({
+    id: row.vote.id,
+    post_id: row.vote.postId,
+    voter: row.vote.userId
+      ? { type: 'member' as const, id: row.vote.userId, name: row.userName, email: row.userEmail }
+      : { type: 'end_user' as const, id: row.vote.endUserId!, name: row.endUserName, email: row.endUserEmail },
+    created_at: row.vote.createdAt.toISOString(),
+  }))
+  return envelope(items, page, total)
+}
