@@ -1,0 +1,30 @@
+// Boards, statuses and labels: what posts are filed under. Board and status writes are dashboard-only.
+import type { Board, LabelCreateParams, ResponseOf } from '../api-types.js'
+import type { RequestOptions } from '../core/request.js'
+import { APIResource } from './resource.js'
+
+export class Boards extends APIResource {
+  list(options?: RequestOptions): Promise<ResponseOf<'listBoards'>> {
+    return this.client.call('listBoards', options)
+  }
+
+  get(boardSlug: string, options?: RequestOptions): Promise<Board> {
+    return this.client.call('getBoard', { ...options, path: { board_slug: boardSlug } })
+  }
+}
+
+export class Statuses extends APIResource {
+  list(options?: RequestOptions): Promise<ResponseOf<'listStatuses'>> {
+    return this.client.call('listStatuses', options)
+  }
+}
+
+export class Labels extends APIResource {
+  list(options?: RequestOptions): Promise<ResponseOf<'listLabels'>> {
+    return this.client.call('listLabels', options)
+  }
+
+  create(params: LabelCreateParams, options?: RequestOptions): Promise<ResponseOf<'createLabel'>> {
+    return this.client.call('createLabel', { ...options, body: params })
+  }
+}
