@@ -4,6 +4,40 @@
  */
 
 export interface paths {
+    "/auth/accept-invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an e-mailed invitation: sets the name, verifies the e-mail, signs in */
+        post: operations["acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/impersonate/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exchange an impersonation token for an access_token cookie (≤ 1 h, no refresh) */
+        post: operations["applyImpersonation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/logout": {
         parameters: {
             query?: never;
@@ -129,6 +163,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Billing provider events (Stripe-compatible signature in Stripe-Signature) */
+        post: operations["receiveBillingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/boards/{board_slug}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A board's posts, paged
+         * @description Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax).
+         */
+        get: operations["listPosts"];
+        put?: never;
+        /**
+         * Create a post
+         * @description With `email` or `end_user_id` the post is made on behalf of that end user (an unknown e-mail creates one); otherwise a key authors it under its name and a session under the member. Raises `post.created`.
+         */
+        post: operations["createPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/comments/{comment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A comment */
+        get: operations["getComment"];
+        put?: never;
+        post?: never;
+        /** Delete a comment (raises `comment.deleted`); its replies move up a level */
+        delete: operations["deleteComment"];
+        options?: never;
+        head?: never;
+        /** Edit a comment (its author, an admin, or a key) */
+        patch: operations["updateComment"];
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -138,6 +232,144 @@ export interface paths {
         };
         /** Service and database health */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{post_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post (merged posts show `merged_into`) */
+        get: operations["getPost"];
+        put?: never;
+        post?: never;
+        /** Delete a post with its comments and votes */
+        delete: operations["deletePost"];
+        options?: never;
+        head?: never;
+        /**
+         * Update title, body, status, labels, board or owner
+         * @description A status change is recorded in the history and raises `status.changed`; every update raises `post.updated`.
+         */
+        patch: operations["updatePost"];
+        trace?: never;
+    };
+    "/posts/{post_id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's comments, oldest first
+         * @description Internal notes are included for members and for keys with comments:internal.
+         */
+        get: operations["listComments"];
+        put?: never;
+        /**
+         * Comment on a post (raises `comment.created`)
+         * @description Internal notes need comments:internal with a key (403 INSUFFICIENT_SCOPE otherwise). Commenting on a merged post is 409.
+         */
+        post: operations["createComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{post_id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge this post into another
+         * @description Votes move deduplicated by voter, comments move, the source keeps `merged_into` and leaves the lists. Merging into itself is 422; a merged source or target is 409; a post of another workspace is 404.
+         */
+        post: operations["mergePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{post_id}/votes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A post's voters, newest first */
+        get: operations["listVotes"];
+        put?: never;
+        /**
+         * Toggle a vote
+         * @description Adds the vote when the voter has none, removes it otherwise; answers `{voted, votes}`. A key names the voter with `email` (an unknown address creates the end user) or `end_user_id`. Raises `vote.created` or `vote.deleted`.
+         */
+        post: operations["toggleVote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/superadmin/users/{id}/impersonate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a single-use, 5-minute impersonation token for a user */
+        post: operations["mintImpersonationToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/superadmin/workspaces/{workspace_slug}/subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set plan, status, comped and billing dates (superadmins listed in SUPERADMIN_EMAILS) */
+        patch: operations["setWorkspaceSubscription"];
+        trace?: never;
+    };
+    "/user/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workspaces with a pending invitation for the signed-in user */
+        get: operations["listMyInvitations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -162,6 +394,138 @@ export interface paths {
         head?: never;
         /** Update name or locale */
         patch: operations["updateProfile"];
+        trace?: never;
+    };
+    "/workspaces/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's workspaces
+         * @description With an API key: exactly the key's workspace. With a session: every workspace the user is an active member of.
+         */
+        get: operations["listWorkspaces"];
+        put?: never;
+        /**
+         * Create a workspace (the caller becomes its owner)
+         * @description Starts on the startup plan, trialing for 14 days. A taken slug is 409 SLUG_TAKEN.
+         */
+        post: operations["createWorkspace"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A workspace by slug */
+        get: operations["getWorkspace"];
+        put?: never;
+        post?: never;
+        /** Delete the workspace and all its data (owner only) */
+        delete: operations["deleteWorkspace"];
+        options?: never;
+        head?: never;
+        /** Update name, slug or settings (admin, dashboard only) */
+        patch: operations["updateWorkspace"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/api-keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Active keys (admin, dashboard only) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Create a key (admin, dashboard only); the full key is returned once */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key; the next request with it is 401 */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        /** Replace the scopes of a key */
+        patch: operations["updateApiKeyScopes"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Members and pending invitations (dashboard only) */
+        get: operations["listMembers"];
+        put?: never;
+        /** Invite by e-mail (admin); the link is valid 7 days */
+        post: operations["inviteMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (admin) or leave (self); the owner cannot be removed */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a role; `owner` transfers ownership (owner only) */
+        patch: operations["updateMemberRole"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/members/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept the signed-in user's pending invitation */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -199,6 +563,163 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    acceptInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: {
+                access_token?: string;
+                refresh_token?: string;
+            };
+        };
+        /** @description AcceptInviteRequest */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    token: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    token: string;
+                };
+                "multipart/form-data": {
+                    name: string;
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UserResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatar_url: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** Format: email */
+                        email: string;
+                        email_verified: boolean;
+                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        locale: string;
+                        name: ((string | null) | null) | null;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyImpersonation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: {
+                access_token?: string;
+                refresh_token?: string;
+            };
+        };
+        /** @description ImpersonateApplyRequest */
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                };
+                "multipart/form-data": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UserResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatar_url: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** Format: email */
+                        email: string;
+                        email_verified: boolean;
+                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        locale: string;
+                        name: ((string | null) | null) | null;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     logout: {
         parameters: {
             query?: never;
@@ -479,7 +1000,7 @@ export interface operations {
                         /** Format: date-time */
                         access_token_expires_at: string;
                         /** @description Seconds until the new access_token cookie expires */
-                        expires_in: string | number;
+                        expires_in: number;
                         /** Format: date-time */
                         refresh_token_expires_at: string;
                         /**
@@ -612,6 +1133,493 @@ export interface operations {
             };
         };
     };
+    receiveBillingEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        outcome: "applied" | "duplicate" | "ignored";
+                        received: boolean;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPosts: {
+        parameters: {
+            query?: {
+                label?: string;
+                limit?: number;
+                page?: number;
+                per_page?: number;
+                q?: string;
+                sort?: "top" | "new" | "trending";
+                status?: string;
+            };
+            header?: never;
+            path: {
+                board_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            /** @description Board slug */
+                            board: string;
+                            board_id: string;
+                            body: string;
+                            /** @description Public comments; internal notes are not counted */
+                            comment_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            /** @description Label slugs */
+                            labels: string[];
+                            merged_into: ((string | null) | null) | null;
+                            owner_user_id: ((string | null) | null) | null;
+                            /** @description Status name */
+                            status: string;
+                            status_id: string;
+                            /** @enum {string} */
+                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            votes: number;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                board_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description PostCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body?: string;
+                    /** Format: email */
+                    email?: string;
+                    /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
+                    end_user_id?: string;
+                    /** @description Label slugs */
+                    labels?: string[];
+                    /** @description A status name (case-insensitive) or id */
+                    status?: string;
+                    title: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    body?: string;
+                    /** Format: email */
+                    email?: string;
+                    /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
+                    end_user_id?: string;
+                    /** @description Label slugs */
+                    labels?: string[];
+                    /** @description A status name (case-insensitive) or id */
+                    status?: string;
+                    title: string;
+                };
+                "multipart/form-data": {
+                    body?: string;
+                    /** Format: email */
+                    email?: string;
+                    /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
+                    end_user_id?: string;
+                    /** @description Label slugs */
+                    labels?: string[];
+                    /** @description A status name (case-insensitive) or id */
+                    status?: string;
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        /** @description Board slug */
+                        board: string;
+                        board_id: string;
+                        body: string;
+                        /** @description Public comments; internal notes are not counted */
+                        comment_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /** @description Label slugs */
+                        labels: string[];
+                        merged_into: ((string | null) | null) | null;
+                        owner_user_id: ((string | null) | null) | null;
+                        /** @description Status name */
+                        status: string;
+                        status_id: string;
+                        /** @enum {string} */
+                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        votes: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CommentResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        internal: boolean;
+                        parent_id: ((string | null) | null) | null;
+                        post_id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                comment_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description CommentUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    body: string;
+                };
+                "multipart/form-data": {
+                    body: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CommentResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        internal: boolean;
+                        parent_id: ((string | null) | null) | null;
+                        post_id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -667,6 +1675,991 @@ export interface operations {
                         status: "ok" | "degraded";
                         version: string;
                     };
+                };
+            };
+        };
+    };
+    getPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        /** @description Board slug */
+                        board: string;
+                        board_id: string;
+                        body: string;
+                        /** @description Public comments; internal notes are not counted */
+                        comment_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /** @description Label slugs */
+                        labels: string[];
+                        merged_into: ((string | null) | null) | null;
+                        owner_user_id: ((string | null) | null) | null;
+                        /** @description Status name */
+                        status: string;
+                        status_id: string;
+                        /** @enum {string} */
+                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        votes: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description PostUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Move the post to this board (slug) */
+                    board?: string;
+                    body?: string;
+                    /** @description Label slugs */
+                    labels?: string[];
+                    /** @description The member responsible for the post, or null */
+                    owner_user_id?: ((string | null) | null) | null;
+                    /** @description A status name (case-insensitive) or id */
+                    status?: string;
+                    title?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description Move the post to this board (slug) */
+                    board?: string;
+                    body?: string;
+                    /** @description Label slugs */
+                    labels?: string[];
+                    /** @description The member responsible for the post, or null */
+                    owner_user_id?: ((string | null) | null) | null;
+                    /** @description A status name (case-insensitive) or id */
+                    status?: string;
+                    title?: string;
+                };
+                "multipart/form-data": {
+                    /** @description Move the post to this board (slug) */
+                    board?: string;
+                    body?: string;
+                    /** @description Label slugs */
+                    labels?: string[];
+                    /** @description The member responsible for the post, or null */
+                    owner_user_id?: ((string | null) | null) | null;
+                    /** @description A status name (case-insensitive) or id */
+                    status?: string;
+                    title?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        /** @description Board slug */
+                        board: string;
+                        board_id: string;
+                        body: string;
+                        /** @description Public comments; internal notes are not counted */
+                        comment_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /** @description Label slugs */
+                        labels: string[];
+                        merged_into: ((string | null) | null) | null;
+                        owner_user_id: ((string | null) | null) | null;
+                        /** @description Status name */
+                        status: string;
+                        status_id: string;
+                        /** @enum {string} */
+                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        votes: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CommentListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            body: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            internal: boolean;
+                            parent_id: ((string | null) | null) | null;
+                            post_id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description CommentCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    /** Format: email */
+                    email?: string;
+                    end_user_id?: string;
+                    /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
+                    internal?: boolean;
+                    /** @description Reply to this comment of the same post */
+                    parent_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    body: string;
+                    /** Format: email */
+                    email?: string;
+                    end_user_id?: string;
+                    /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
+                    internal?: boolean;
+                    /** @description Reply to this comment of the same post */
+                    parent_id?: string;
+                };
+                "multipart/form-data": {
+                    body: string;
+                    /** Format: email */
+                    email?: string;
+                    end_user_id?: string;
+                    /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
+                    internal?: boolean;
+                    /** @description Reply to this comment of the same post */
+                    parent_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CommentResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        internal: boolean;
+                        parent_id: ((string | null) | null) | null;
+                        post_id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mergePost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description PostMerge */
+        requestBody: {
+            content: {
+                "application/json": {
+                    into_post_id: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    into_post_id: string;
+                };
+                "multipart/form-data": {
+                    into_post_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostMergeResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description PostResponse */
+                        into: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            /** @description Board slug */
+                            board: string;
+                            board_id: string;
+                            body: string;
+                            /** @description Public comments; internal notes are not counted */
+                            comment_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            /** @description Label slugs */
+                            labels: string[];
+                            merged_into: ((string | null) | null) | null;
+                            owner_user_id: ((string | null) | null) | null;
+                            /** @description Status name */
+                            status: string;
+                            status_id: string;
+                            /** @enum {string} */
+                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            votes: number;
+                        };
+                        /** @description PostResponse */
+                        post: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            /** @description Board slug */
+                            board: string;
+                            board_id: string;
+                            body: string;
+                            /** @description Public comments; internal notes are not counted */
+                            comment_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            /** @description Label slugs */
+                            labels: string[];
+                            merged_into: ((string | null) | null) | null;
+                            owner_user_id: ((string | null) | null) | null;
+                            /** @description Status name */
+                            status: string;
+                            status_id: string;
+                            /** @enum {string} */
+                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            votes: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listVotes: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VoteListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            post_id: string;
+                            voter: {
+                                email: ((string | null) | null) | null;
+                                id: string;
+                                name: ((string | null) | null) | null;
+                                /** @enum {string} */
+                                type: "member" | "end_user";
+                            };
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    toggleVote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description VoteToggle: with a key, name the end user; with a session, leave both out to vote as yourself */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    end_user_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** Format: email */
+                    email?: string;
+                    end_user_id?: string;
+                };
+                "multipart/form-data": {
+                    /** Format: email */
+                    email?: string;
+                    end_user_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VoteToggleResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the voter now has a vote on the post */
+                        voted: boolean;
+                        votes: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mintImpersonationToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ImpersonationTokenResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        expires_at: string;
+                        /** @description A JWT with `act_as` and `actor` claims; single use, valid 5 minutes */
+                        token: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setWorkspaceSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description SubscriptionUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    comped?: boolean;
+                    /** Format: date-time */
+                    current_period_end?: ((string | null) | null) | null;
+                    /** Format: date-time */
+                    past_due_since?: ((string | null) | null) | null;
+                    /** @enum {string} */
+                    plan?: "free" | "startup" | "scale" | "business";
+                    /** @enum {string} */
+                    subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                };
+                "application/x-www-form-urlencoded": {
+                    comped?: boolean;
+                    /** Format: date-time */
+                    current_period_end?: ((string | null) | null) | null;
+                    /** Format: date-time */
+                    past_due_since?: ((string | null) | null) | null;
+                    /** @enum {string} */
+                    plan?: "free" | "startup" | "scale" | "business";
+                    /** @enum {string} */
+                    subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                };
+                "multipart/form-data": {
+                    comped?: boolean;
+                    /** Format: date-time */
+                    current_period_end?: ((string | null) | null) | null;
+                    /** Format: date-time */
+                    past_due_since?: ((string | null) | null) | null;
+                    /** @enum {string} */
+                    plan?: "free" | "startup" | "scale" | "business";
+                    /** @enum {string} */
+                    subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WorkspaceResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comped: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        current_period_end: ((string | null) | null) | null;
+                        favicon_url: ((string | null) | null) | null;
+                        id: string;
+                        logo_url: ((string | null) | null) | null;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        past_due_since: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        plan: "free" | "startup" | "scale" | "business";
+                        /**
+                         * @description The caller's role; null for API keys
+                         * @enum {string|null|null}
+                         */
+                        role: "owner" | "admin" | "member" | null;
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        slug: string;
+                        /** @enum {string} */
+                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMyInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comped: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        current_period_end: ((string | null) | null) | null;
+                        favicon_url: ((string | null) | null) | null;
+                        id: string;
+                        logo_url: ((string | null) | null) | null;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        past_due_since: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        plan: "free" | "startup" | "scale" | "business";
+                        /**
+                         * @description The caller's role; null for API keys
+                         * @enum {string|null|null}
+                         */
+                        role: "owner" | "admin" | "member" | null;
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        slug: string;
+                        /** @enum {string} */
+                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                    }[];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -780,6 +2773,1067 @@ export interface operations {
                         id: string;
                         locale: string;
                         name: ((string | null) | null) | null;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWorkspaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comped: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        current_period_end: ((string | null) | null) | null;
+                        favicon_url: ((string | null) | null) | null;
+                        id: string;
+                        logo_url: ((string | null) | null) | null;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        past_due_since: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        plan: "free" | "startup" | "scale" | "business";
+                        /**
+                         * @description The caller's role; null for API keys
+                         * @enum {string|null|null}
+                         */
+                        role: "owner" | "admin" | "member" | null;
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        slug: string;
+                        /** @enum {string} */
+                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                    }[];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description WorkspaceCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @example acme */
+                    slug: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    /** @example acme */
+                    slug: string;
+                };
+                "multipart/form-data": {
+                    name: string;
+                    /** @example acme */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WorkspaceResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comped: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        current_period_end: ((string | null) | null) | null;
+                        favicon_url: ((string | null) | null) | null;
+                        id: string;
+                        logo_url: ((string | null) | null) | null;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        past_due_since: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        plan: "free" | "startup" | "scale" | "business";
+                        /**
+                         * @description The caller's role; null for API keys
+                         * @enum {string|null|null}
+                         */
+                        role: "owner" | "admin" | "member" | null;
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        slug: string;
+                        /** @enum {string} */
+                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WorkspaceResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comped: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        current_period_end: ((string | null) | null) | null;
+                        favicon_url: ((string | null) | null) | null;
+                        id: string;
+                        logo_url: ((string | null) | null) | null;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        past_due_since: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        plan: "free" | "startup" | "scale" | "business";
+                        /**
+                         * @description The caller's role; null for API keys
+                         * @enum {string|null|null}
+                         */
+                        role: "owner" | "admin" | "member" | null;
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        slug: string;
+                        /** @enum {string} */
+                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @constant */
+                        status: "deleted";
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description WorkspaceUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    settings?: {
+                        /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
+                        allow_anonymous?: boolean;
+                        brand_color?: ((string | null) | null) | null;
+                        default_board?: ((string | null) | null) | null;
+                    };
+                    /** @example acme */
+                    slug?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    name?: string;
+                    settings?: {
+                        /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
+                        allow_anonymous?: boolean;
+                        brand_color?: ((string | null) | null) | null;
+                        default_board?: ((string | null) | null) | null;
+                    };
+                    /** @example acme */
+                    slug?: string;
+                };
+                "multipart/form-data": {
+                    name?: string;
+                    settings?: {
+                        /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
+                        allow_anonymous?: boolean;
+                        brand_color?: ((string | null) | null) | null;
+                        default_board?: ((string | null) | null) | null;
+                    };
+                    /** @example acme */
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WorkspaceResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comped: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        current_period_end: ((string | null) | null) | null;
+                        favicon_url: ((string | null) | null) | null;
+                        id: string;
+                        logo_url: ((string | null) | null) | null;
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        past_due_since: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        plan: "free" | "startup" | "scale" | "business";
+                        /**
+                         * @description The caller's role; null for API keys
+                         * @enum {string|null|null}
+                         */
+                        role: "owner" | "admin" | "member" | null;
+                        settings: {
+                            [key: string]: unknown;
+                        };
+                        slug: string;
+                        /** @enum {string} */
+                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        last_used_at: ((string | null) | null) | null;
+                        name: string;
+                        scopes: string[];
+                        /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
+                        start: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description APIKeyCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
+                };
+                "application/x-www-form-urlencoded": {
+                    name: string;
+                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
+                };
+                "multipart/form-data": {
+                    name: string;
+                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description APIKeyCreatedResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /** @description The full key. Shown only in this response; only its SHA-256 is stored. */
+                        key: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        last_used_at: ((string | null) | null) | null;
+                        name: string;
+                        scopes: string[];
+                        /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
+                        start: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateApiKeyScopes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description APIKeyScopesUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
+                };
+                "application/x-www-form-urlencoded": {
+                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
+                };
+                "multipart/form-data": {
+                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description APIKeyResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        last_used_at: ((string | null) | null) | null;
+                        name: string;
+                        scopes: string[];
+                        /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
+                        start: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MembersListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            invited_at: ((string | null) | null) | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            joined_at: ((string | null) | null) | null;
+                            name: ((string | null) | null) | null;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member";
+                            /** @enum {string} */
+                            status: "pending" | "active";
+                            user_id: string;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    inviteMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description InviteMemberRequest */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "member";
+                };
+                "application/x-www-form-urlencoded": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "member";
+                };
+                "multipart/form-data": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    role: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MemberResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        invited_at: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        joined_at: ((string | null) | null) | null;
+                        name: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @enum {string} */
+                        status: "pending" | "active";
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description UpdateMemberRoleRequest */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    role: "owner" | "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MemberResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        invited_at: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        joined_at: ((string | null) | null) | null;
+                        name: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @enum {string} */
+                        status: "pending" | "active";
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MemberResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        invited_at: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        joined_at: ((string | null) | null) | null;
+                        name: ((string | null) | null) | null;
+                        /** @enum {string} */
+                        role: "owner" | "admin" | "member";
+                        /** @enum {string} */
+                        status: "pending" | "active";
+                        user_id: string;
                     };
                 };
             };

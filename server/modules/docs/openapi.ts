@@ -44,9 +44,30 @@ const DESCRIPTION = `Chorus is an API-first feedback and roadmap platform.
 * Times are ISO 8601 UTC with milliseconds; ids are prefixed, time-sortable strings; unknown request fields are rejected with 422.
 * Cookie-authenticated writes must come from the service's own origin, the dashboard, or ALLOWED_ORIGINS (403 CSRF_REJECTED otherwise).`
 
+type Json = Record<string, unknown>
+
+/**
+ * Elysia documents t.Integer/t.Number as `anyOf: [{type: string, format: integer}, {type: integer}]`,
+ * its own coercion detail. Clients should see the declared type, so the string branch is dropped.
+ */
+function collapseNumericCoercion(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(collapseNumericCoercion)
+  if (!node || typeof node !== 'object') return node
+  const object = node as Json
+  const anyOf = object.anyOf as Json[] | undefined
+  if (anyOf?.length === 2) {
+    const coerced = anyOf.findIndex((branch) => branch.type === 'string' && ['integer', 'number', 'numeric'].includes(branch.format as string))
+    if (coerced !== -1) {
+      const { anyOf: _, ...rest } = object
+      return collapseNumericCoercion({ ...rest, ...anyOf[1 - coerced] })
+    }
+  }
+  return Object.fromEntries(Object.entries(object).map(([key, value]) => [key, collapseNumericCoercion(value)]))
+}
+
 /** The OpenAPI 3.1 document generated from the route schemas, with paths relative to the `/api/v1` server. */
 export function buildOpenApiDocument(app: AnyElysia) {
-  const generated = toOpenAPISchema(app, { paths: [/^(?!\/api\/v1\/)/, /^\/api\/v1\/openapi\.json$/] }, undefined, undefined, '3.1.0')
+  const generated = collapseNumericCoercion(toOpenAPISchema(app, { paths: [/^(?!\/api\/v1\/)/, /^\/api\/v1\/openapi\.json$/] }, undefined, undefined, '3.1.0')) as ReturnType<typeof toOpenAPISchema>
   const paths: Record<string, Record<string, Record<string, unknown>>> = {}
   for (const [path, operations] of Object.entries(generated.paths)) {
     const relative = path.slice('/api/v1'.length) || '/'
