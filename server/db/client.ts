@@ -25,12 +25,18 @@ export interface Database {
 const migrationsFolder = `${import.meta.dir}/migrations`
 const MIGRATION_LOCK = 7_245_011
 
+export interface DatabaseOptions {
+  /** Called with every SQL statement sent; tests use it to prove lists cost a constant number of queries. */
+  onQuery?: (sql: string) => void
+}
+
 /** `undefined` → PGlite persisted in dataDir; `memory://` → throwaway PGlite; `file://path` → PGlite at path; else postgres.js. */
-export function openDatabase(databaseUrl: string | undefined, dataDir: string): Database {
+export function openDatabase(databaseUrl: string | undefined, dataDir: string, options: DatabaseOptions = {}): Database {
+  const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined
   if (databaseUrl === undefined || databaseUrl.startsWith('memory:') || databaseUrl.startsWith('file:')) {
     const location = databaseUrl === undefined ? `${dataDir}/pglite` : databaseUrl.startsWith('file:') ? new URL(databaseUrl).pathname : undefined
     const client = new PGlite(location)
-    const db = drizzlePglite(client, { schema }) as unknown as Db
+    const db = drizzlePglite(client, { schema, logger }) as unknown as Db
     return {
       db,
       driver: 'pglite',
@@ -40,7 +46,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string): 
     }
   }
   const client = postgres(databaseUrl, { max: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })
-  const db = drizzlePostgres(client, { schema }) as unknown as Db
+  const db = drizzlePostgres(client, { schema, logger }) as unknown as Db
   return {
     db,
     driver: 'postgres',

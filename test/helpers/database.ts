@@ -1,14 +1,14 @@
 import postgres from 'postgres'
-import { openDatabase, type Database } from '../../server/db/client.ts'
+import { openDatabase, type Database, type DatabaseOptions } from '../../server/db/client.ts'
 
 /**
  * A migrated, empty database for one test file: throwaway PGlite by default, or a fresh database on
  * the Postgres server named by TEST_POSTGRES_URL (CI runs the suite both ways).
  */
-export async function testDatabase(): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
+export async function testDatabase(options: DatabaseOptions = {}): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
   const admin = process.env.TEST_POSTGRES_URL
   if (!admin) {
-    const database = openDatabase('memory://', '')
+    const database = openDatabase('memory://', '', options)
     await database.migrate()
     return { database, url: 'memory://', drop: () => database.close() }
   }
@@ -17,7 +17,7 @@ export async function testDatabase(): Promise<{ database: Database; url: string;
   await server.unsafe(`create database ${name}`)
   const url = new URL(admin)
   url.pathname = `/${name}`
-  const database = openDatabase(url.toString(), '')
+  const database = openDatabase(url.toString(), '', options)
   await database.migrate()
   return {
     database,

@@ -8,7 +8,7 @@ import type { Member } from '../../plugins/credentials.ts'
 import { recordEvent } from '../events/service.ts'
 import { authorColumns, authorEndUser, authorKey, authorSelection, authorUser, resolveActor, toAuthor, type AuthorRow, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
-import { envelope, type Page } from '../feedback/paging.ts'
+import { envelope, totalOf, type Page } from '../feedback/paging.ts'
 
 /** Who may see internal notes: members, and keys holding comments:internal. */
 export const seesInternal = (caller: Caller) => caller.kind === 'session' || caller.scopes.includes('comments:internal')
@@ -41,7 +41,7 @@ export async function listComments(db: Db | Tx, workspaceId: string, postId: str
   const conditions: SQL[] = [eq(comments.postId, postId), eq(comments.workspaceId, workspaceId)]
   if (!options.internal) conditions.push(eq(comments.internal, false))
   const rows = await selectComments(db).where(and(...conditions)).orderBy(asc(comments.createdAt), asc(comments.id)).limit(page.perPage).offset(page.offset)
-  const total = rows[0]?.total ?? (page.offset === 0 ? 0 : (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(comments).where(and(...conditions)))[0]!.n)
+  const total = await totalOf(rows, page, async () => (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(comments).where(and(...conditions)))[0]!.n)
   return envelope(rows.map((row) => toCommentResponse(row, options.publicView)), page, total)
 }
 

@@ -30,3 +30,12 @@ export const envelope = <T>(items: T[], page: Page, total: number) => ({
   total,
   total_pages: Math.ceil(total / page.perPage),
 })
+
+/**
+ * The total rides along with the page as `count(*) over()`; only a page past the end (no rows) needs
+ * its own count query.
+ */
+export async function totalOf(rows: { total: number }[], page: Page, count: () => Promise<number>) {
+  if (rows[0]) return rows[0].total
+  return page.offset === 0 ? 0 : count()
+}

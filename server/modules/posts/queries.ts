@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client.ts'
 import { boards, labels, postLabels, posts, statuses } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
 import { authorEndUser, authorKey, authorSelection, authorUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
-import { envelope, type Page } from '../feedback/paging.ts'
+import { envelope, totalOf, type Page } from '../feedback/paging.ts'
 
 const { search: _search, ...postColumns } = getTableColumns(posts)
 
@@ -88,7 +88,6 @@ export async function listPosts(db: Db | Tx, boardId: string, filters: PostFilte
     : [desc(posts.createdAt)]
 
   const rows = await selectPosts(db).where(and(...conditions)).orderBy(...order, desc(posts.id)).limit(page.perPage).offset(page.offset)
-  // count(*) over() rides along with the page; only a page past the end needs its own count.
-  const total = rows[0]?.total ?? (page.offset === 0 ? 0 : (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(posts).where(and(...conditions)))[0]!.n)
+  const total = await totalOf(rows, page, async () => (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(posts).where(and(...conditions)))[0]!.n)
   return envelope(await render(db, rows, publicView), page, total)
 }

@@ -7,7 +7,7 @@ import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../events/service.ts'
 import { resolveActor, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
-import { envelope, type Page } from '../feedback/paging.ts'
+import { envelope, totalOf, type Page } from '../feedback/paging.ts'
 
 /**
  * Toggles the voter's vote. The insert-or-delete and the counter update run in one transaction on the
@@ -53,7 +53,7 @@ export async function listVotes(db: Db, workspaceId: string, postId: string, pag
     .orderBy(desc(votes.createdAt), desc(votes.id))
     .limit(page.perPage)
     .offset(page.offset)
-  const total = rows[0]?.total ?? (page.offset === 0 ? 0 : (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(votes).where(where))[0]!.n)
+  const total = await totalOf(rows, page, async () => (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(votes).where(where))[0]!.n)
   const items = rows.map((row) => ({
     id: row.vote.id,
     post_id: row.vote.postId,

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startHarness, type Harness } from '../helpers/harness.ts'
+
+let h: Harness
+let ws: WorkspaceFixture
+let key: string
+beforeAll(async () => {
+  h = await startHarness()
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'small')
+  await boardFixture(h, ws.id, 'large')
+  await labelFixture(h, ws.id, 'tag')
+  key = await ws.key()
+  const api = h.client({ authorization: `Bearer ${key}` })
+  await api.post('/api/v1/boards/small/posts', { title: 'Only one', labels: ['tag'], email: 'one@example.com' })
+  const first = (await api.post('/api/v1/boards/large/posts', { title: 'Post 0', labels: ['tag'] })).body
+  for (let i = 0; i < 20; i++) {
+    await api.post(`/api/v1/posts/${first.id}/votes`, { email: `voter${i}@example.com` })
+    await api.post(`/api/v1/posts/${first.id}/comments`, { body: 'hi', email: `commenter${i}@example.com` })
+  }
+  for (let i = 1; i < 30; i++) await api.post('/api/v1/boards/large/posts', { title: `Post ${i}`, labels: ['tag'], email: `author${i}@example.com` })
+}, 120_000)
+afterAll(() => h.close())
+
+async function countQueries(path: string) {
+  h.queries.length = 0
+  const res = await h.client({ authorization: `Bearer ${key}` }).get(path)
+  expect(res.status).toBe(200)
+  return h.queries.length
+}
+
+describe('lists cost a constant number of queries', () => {
+  test('posts: one item and thirty items take the same number of queries', async () => {
+    const one = await countQueries('/api/v1/boards/small/posts')
+    const thirty = await countQueries('/api/v1/boards/large/posts?per_page=30')
+    expect(thirty).toBe(one)
+    // key lookup, board, page (with its count), labels of the page
+    expect(thirty).toBeLessThanOrEqual(5)
+  })
+
+  test('votes and comments lists too', async () => {
+    const [popular] = (await h.client({ authorization: `Bearer ${key}` }).get('/api/v1/boards/large/posts?sort=top&per_page=1')).body.items
+    expect(popular.votes).toBe(20)
+    const votes = await countQueries(`/api/v1/posts/${popular.id}/votes`)
+    const comments = await countQueries(`/api/v1/posts/${popular.id}/comments`)
+    expect(votes).toBeLessThanOrEqual(4)
+    expect(comments).toBeLessThanOrEqual(4)
+  })
+})
