@@ -58,9 +58,26 @@ async function render(db: Db | Tx, rows: PostRow[], publicView: boolean) {
   return rows.map((row) => toPostResponse(row, labelMap.get(row.id) ?? [], publicView))
 }
 
+function preparePostLookup(db: Db) {
+  return selectPosts(db).where(and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))).prepare('get_post')
+}
+const preparedLookups = new WeakMap<Db, ReturnType<typeof preparePostLookup>>()
+
+const isTransaction = (db: Db | Tx): db is Tx => 'rollback' in db
+
+/** The hot read path (GET /posts/:id) runs a prepared statement; transactions and public reads use the plain query. */
+function lookupPost(db: Db | Tx, workspaceId: string, postId: string, publicView: boolean) {
+  if (publicView || isTransaction(db)) {
+    return selectPosts(db).where(and(eq(posts.id, postId), eq(posts.workspaceId, workspaceId), ...(publicView ? [eq(boards.isPrivate, false)] : [])))
+  }
+  let prepared = preparedLookups.get(db)
+  if (!prepared) preparedLookups.set(db, (prepared = preparePostLookup(db)))
+  return prepared.execute({ id: postId, workspaceId })
+}
+
 /** A post of the workspace, merged ones included (they show `merged_into`); 404 otherwise. */
 export async function getPost(db: Db | Tx, workspaceId: string, postId: string, options: { publicView?: boolean } = {}) {
-  const rows = await selectPosts(db).where(and(eq(posts.id, postId), eq(posts.workspaceId, workspaceId), ...(options.publicView ? [eq(boards.isPrivate, false)] : [])))
+  const rows = await lookupPost(db, workspaceId, postId, options.publicView ?? false)
   if (!rows[0]) throw notFound('Post')
   return (await render(db, rows, options.publicView ?? false))[0]!
 }
