@@ -7,6 +7,8 @@ import { envelope, totalOf, type Page } from '../feedback/paging.ts'
 
 const { search: _search, ...postColumns } = getTableColumns(posts)
 
+const isTransaction = (db: Db | Tx): db is Tx => 'rollback' in db
+
 /** One row per post with its board, status and author joined in; labels come from one extra query per page. */
 function selectPosts(db: Db | Tx) {
   return db
@@ -21,11 +23,28 @@ function selectPosts(db: Db | Tx) {
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
+function prepareLabelLookup(db: Db) {
+  return db.select({ postId: postLabels.postId, slug: labels.slug }).from(postLabels)
+    .innerJoin(labels, eq(labels.id, postLabels.labelId))
+    .where(sql`${postLabels.postId} = any(${sql.placeholder('postIds')}::text[])`)
+    .orderBy(asc(labels.slug))
+    .prepare('post_labels_of')
+}
+const preparedLabelLookups = new WeakMap<Db, ReturnType<typeof prepareLabelLookup>>()
+
+/** Label slugs of a page of posts, in one (prepared, outside transactions) query. */
 async function labelsOf(db: Db | Tx, postIds: string[]) {
   const byPost = new Map<string, string[]>()
   if (postIds.length === 0) return byPost
-  const rows = await db.select({ postId: postLabels.postId, slug: labels.slug }).from(postLabels)
-    .innerJoin(labels, eq(labels.id, postLabels.labelId)).where(inArray(postLabels.postId, postIds)).orderBy(asc(labels.slug))
+  let rows: { postId: string; slug: string }[]
+  if (isTransaction(db)) {
+    rows = await db.select({ postId: postLabels.postId, slug: labels.slug }).from(postLabels)
+      .innerJoin(labels, eq(labels.id, postLabels.labelId)).where(inArray(postLabels.postId, postIds)).orderBy(asc(labels.slug))
+  } else {
+    let prepared = preparedLabelLookups.get(db)
+    if (!prepared) preparedLabelLookups.set(db, (prepared = prepareLabelLookup(db)))
+    rows = await prepared.execute({ postIds })
+  }
   for (const row of rows) byPost.set(row.postId, [...(byPost.get(row.postId) ?? []), row.slug])
   return byPost
 }
@@ -62,8 +81,6 @@ function preparePostLookup(db: Db) {
   return selectPosts(db).where(and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))).prepare('get_post')
 }
 const preparedLookups = new WeakMap<Db, ReturnType<typeof preparePostLookup>>()
-
-const isTransaction = (db: Db | Tx): db is Tx => 'rollback' in db
 
 /** The hot read path (GET /posts/:id) runs a prepared statement; transactions and public reads use the plain query. */
 function lookupPost(db: Db | Tx, workspaceId: string, postId: string, publicView: boolean) {
