@@ -5,6 +5,7 @@ import type { Database } from './db/client.ts'
 import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
 import { billingModule } from './modules/billing/index.ts'
+import { boardsModule } from './modules/boards/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
 import { membersModule } from './modules/members/index.ts'
@@ -23,6 +24,7 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(workspacesModule(ctx))
     .use(membersModule(ctx))
     .use(apiKeysModule(ctx))
+    .use(boardsModule(ctx))
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
 }
