@@ -9,6 +9,7 @@ import { boardsModule } from './modules/boards/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
 import { membersModule } from './modules/members/index.ts'
+import { statusesModule } from './modules/statuses/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
@@ -25,6 +26,7 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(membersModule(ctx))
     .use(apiKeysModule(ctx))
     .use(boardsModule(ctx))
+    .use(statusesModule(ctx))
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
 }
