@@ -8,6 +8,7 @@ import { billingModule } from './modules/billing/index.ts'
 import { boardsModule } from './modules/boards/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
+import { labelsModule } from './modules/labels/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { statusesModule } from './modules/statuses/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
@@ -27,6 +28,7 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(apiKeysModule(ctx))
     .use(boardsModule(ctx))
     .use(statusesModule(ctx))
+    .use(labelsModule(ctx))
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
 }
