@@ -36,9 +36,12 @@ async function getStatus(db: Db, workspaceId: string, statusId: string): Promise
 /**
  * Every write to a workspace's statuses starts here: locking all its rows serializes concurrent
  * reorders, default switches and deletions, so positions stay 0..n-1 and there is one default.
+ * The locks are taken in id order: in heap order, two waiting writers can lock the same rows in
+ * different orders (each renumber rewrites them) and deadlock.
  */
 const lockStatuses = (tx: Tx, workspaceId: string) =>
-  tx.select({ id: statuses.id, isDefault: statuses.isDefault }).from(statuses).where(eq(statuses.workspaceId, workspaceId)).for('update')
+  tx.select({ id: statuses.id, isDefault: statuses.isDefault }).from(statuses)
+    .where(eq(statuses.workspaceId, workspaceId)).orderBy(asc(statuses.id)).for('update')
 
 /** Renumbers the statuses 0..n-1 in their current order; with `place`, that status goes to index `place.at` (clamped to last). */
 async function renumber(tx: Tx, workspaceId: string, place?: { id: string; at: number }) {
