@@ -6,10 +6,13 @@ import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
 import { commentsModule } from './modules/comments/index.ts'
 import { billingModule } from './modules/billing/index.ts'
+import { boardsModule } from './modules/boards/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
+import { labelsModule } from './modules/labels/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { postsModule } from './modules/posts/index.ts'
+import { statusesModule } from './modules/statuses/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { votesModule } from './modules/votes/index.ts'
@@ -26,6 +29,9 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(workspacesModule(ctx))
     .use(membersModule(ctx))
     .use(apiKeysModule(ctx))
+    .use(boardsModule(ctx))
+    .use(statusesModule(ctx))
+    .use(labelsModule(ctx))
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
     .use(postsModule(ctx))

@@ -51,6 +51,8 @@ export const notFound = (what: string) => new ApiError('NOT_FOUND', `${what} not
 
 export const conflict = (message: string) => new ApiError('CONFLICT', message)
 
+export const slugTaken = (slug: string) => new ApiError('SLUG_TAKEN', `The slug "${slug}" is already taken`)
+
 export const forbidden = (message = 'Your role does not allow this') => new ApiError('FORBIDDEN', message)
 
 /** A 422 for rules that a schema cannot express (e.g. "one of a or b"), in the HTTPValidationError shape. */

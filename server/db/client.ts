@@ -78,3 +78,9 @@ async function ping(db: Db): Promise<boolean> {
 export function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[]
 }
+
+/** True for a unique-constraint violation, whether the driver error comes bare or wrapped by drizzle. */
+export function isUniqueViolation(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: string } })?.cause ?? error
+  return (cause as { code?: string })?.code === '23505'
+}

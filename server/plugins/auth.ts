@@ -118,7 +118,8 @@ export const authPlugin = perApp((ctx: AppContext) => {
       },
       async resolve({ request, cookie, params, set, body }): Promise<WorkspaceContext> {
         const write = !READ_METHODS.has(request.method)
-        const slug = (params as Record<string, string | undefined>).workspace_slug
+        // Elysia passes no params object at all to routes without path parameters (GET /boards).
+        const slug = (params as Record<string, string | undefined> | undefined)?.workspace_slug
         const apiKey = readApiKey(request.headers)
         const resolved = apiKey !== null
           ? await keyCaller(apiKey, access, slug, write, set.headers as Record<string, string | number>)

@@ -55,6 +55,21 @@ describe('subscription gate for API keys', () => {
     expect((await readWith(h, key, ws.slug)).status).toBe(200)
   })
 
+  test('past_due: label writes work on day 2, are 403 on day 8 even with a renewed period end, while reads stay open', async () => {
+    const ws = await workspaceFixture(h)
+    const key = await ws.key(['labels:read', 'labels:write'])
+    const headers = { authorization: `Bearer ${key}` }
+    await setSubscription(h, ws.id, { subscriptionStatus: 'past_due', pastDueSince: new Date(Date.now() - 2 * DAY) })
+    expect((await h.client().post('/api/v1/labels', { name: 'Day two' }, { headers })).status).toBe(201)
+    await setSubscription(h, ws.id, { pastDueSince: new Date(Date.now() - 8 * DAY), currentPeriodEnd: new Date(Date.now() + 30 * DAY) })
+    const late = await h.client().post('/api/v1/labels', { name: 'Day eight' }, { headers })
+    expect(late.status).toBe(403)
+    expect(late.body.code).toBe('SUBSCRIPTION_INACTIVE')
+    const read = await h.client().get('/api/v1/labels', { headers })
+    expect(read.status).toBe(200)
+    expect(read.body.map((label: any) => label.name)).toEqual(['Day two'])
+  })
+
   test('comped never locks; BILLING=off comps every workspace', async () => {
     const ws = await workspaceFixture(h)
     const key = await ws.key(['workspace:read'])

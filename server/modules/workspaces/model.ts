@@ -8,6 +8,10 @@ export const Plan = Enum(['free', 'startup', 'scale', 'business'])
 export const SubscriptionStatus = Enum(['active', 'trialing', 'past_due', 'canceled', 'unpaid', 'incomplete', 'none'])
 export const Role = Enum(['owner', 'admin', 'member'])
 export const WorkspaceSlugParams = t.Object({ workspace_slug: t.String({ maxLength: 64 }) })
+/** Routes without a slug in the path: keys use their own workspace, dashboard sessions name one here. */
+export const WorkspaceHeader = t.Object({
+  'x-workspace': t.Optional(t.String({ maxLength: 64, description: 'Dashboard sessions only: the slug of the workspace to act in (API keys always act in their own)' })),
+})
 
 export const WorkspaceCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 100 }),

@@ -1,19 +1,12 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
+import { isUniqueViolation, type Db } from '../../db/client.ts'
 import { members, workspaces } from '../../db/schema/index.ts'
-import { ApiError } from '../../errors.ts'
+import { slugTaken } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
 import { createDefaultStatuses } from '../statuses/defaults.ts'
 
 export const TRIAL_DAYS = 14
-
-const slugTaken = (slug: string) => new ApiError('SLUG_TAKEN', `The slug "${slug}" is already taken`)
-
-const isUniqueViolation = (error: unknown) => {
-  const cause = (error as { cause?: { code?: string } })?.cause ?? error
-  return (cause as { code?: string })?.code === '23505'
-}
 
 export async function createWorkspace(db: Db, ownerId: string, input: { name: string; slug: string }) {
   try {
