@@ -13,6 +13,7 @@ import { postsModule } from './modules/posts/index.ts'
 import { publicModule } from './modules/public/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
+import { viewsModule } from './modules/views/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
@@ -33,6 +34,7 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(postsModule(ctx))
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
+    .use(viewsModule(ctx))
     .use(publicModule(ctx))
 }
 
