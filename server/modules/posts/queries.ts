@@ -63,7 +63,8 @@ function toPostResponse(row: PostRow, labelSlugs: string[], publicView: boolean)
     votes: row.voteCount,
     comment_count: row.commentCount,
     author: toAuthor(row as AuthorRow, publicView),
-    owner_user_id: row.ownerUserId,
+    // Who on the team owns a post is triage data, not for the portal or the widget.
+    owner_user_id: publicView ? null : row.ownerUserId,
     merged_into: row.mergedIntoId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -124,4 +125,13 @@ export async function listPosts(db: Db | Tx, boardId: string, filters: PostFilte
   const rows = await selectPosts(db).where(and(...conditions)).orderBy(...order, desc(posts.id)).limit(page.perPage).offset(page.offset)
   const total = await totalOf(rows, page, async () => (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(posts).where(and(...conditions)))[0]!.n)
   return envelope(await render(db, rows, publicView), page, total)
+}
+
+/**
+ * Posts matching `where` (over the post row and its joined board and status), rendered like every other
+ * post response: two queries whatever the limit. For views that pick posts across boards.
+ */
+export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[], limit: number, publicView = false) {
+  const rows = await selectPosts(db).where(where).orderBy(...order, desc(posts.id)).limit(limit)
+  return render(db, rows, publicView)
 }

@@ -1,0 +1,27 @@
+import { Elysia } from 'elysia'
+
+/** The portal and widget routes: `/api/v1/public/...` and `/api/public/...`. */
+const PUBLIC_PATH = /^\/api(?:\/v1)?\/public(?:\/|$)/
+
+export const PUBLIC_CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed',
+}
+
+export const PUBLIC_PREFLIGHT = {
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, If-None-Match',
+  'access-control-max-age': '86400',
+}
+
+/**
+ * Open CORS on the public routes, for any site that embeds the widget or a custom portal. `*` is safe
+ * because these routes never read cookies: the widget sends its end-user token in `Authorization`.
+ * Set before routing, so error responses carry the headers too (the error handler copies them);
+ * the preflight itself is answered by the public module's OPTIONS route.
+ */
+export const publicCors = () =>
+  new Elysia({ name: 'public-cors' }).onRequest(({ request, set }) => {
+    if (!PUBLIC_PATH.test(new URL(request.url).pathname)) return
+    Object.assign(set.headers, PUBLIC_CORS, request.method === 'OPTIONS' ? PUBLIC_PREFLIGHT : {})
+  })
