@@ -180,6 +180,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/boards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Boards of the workspace, private ones included, oldest first */
+        get: operations["listBoards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/boards/{board_slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A board by slug */
+        get: operations["getBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/boards/{board_slug}/posts": {
         parameters: {
             query?: never;
@@ -238,6 +272,48 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/labels/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Labels of the workspace, by name */
+        get: operations["listLabels"];
+        put?: never;
+        /**
+         * Create a label
+         * @description A slug already used by a label of the workspace is 409 SLUG_TAKEN.
+         */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/labels/{label_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a label; posts lose it and stay */
+        delete: operations["deleteLabel"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, re-slug or recolor a label
+         * @description Renaming keeps the slug unless a new one is sent. `color: null` clears the color. A taken slug is 409 SLUG_TAKEN.
+         */
+        patch: operations["updateLabel"];
         trace?: never;
     };
     "/posts/{post_id}": {
@@ -407,6 +483,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/statuses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workflow statuses, in order
+         * @description Exactly one status has `is_default: true`: the one new posts get.
+         */
+        get: operations["listStatuses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/superadmin/users/{id}/impersonate": {
         parameters: {
             query?: never;
@@ -555,6 +651,47 @@ export interface paths {
         patch: operations["updateApiKeyScopes"];
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/boards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a board (admin, dashboard only)
+         * @description A slug already used by a board of the workspace is 409 SLUG_TAKEN.
+         */
+        post: operations["createBoard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/boards/{board_slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a board with all its posts, comments and votes (admin, dashboard only) */
+        delete: operations["deleteBoard"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, re-slug, describe or make a board private (admin, dashboard only)
+         * @description `description: null` clears it. A taken slug is 409 SLUG_TAKEN.
+         */
+        patch: operations["updateBoard"];
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/dashboard": {
         parameters: {
             query?: never;
@@ -666,6 +803,50 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/statuses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a status (admin, dashboard only)
+         * @description Without `position` it goes last. A name already used in the workspace is 409 CONFLICT.
+         */
+        post: operations["createStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/statuses/{status_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a status (admin, dashboard only)
+         * @description The default status cannot be deleted (409 CONFLICT). A status that still has posts needs `move_to`, another status of the workspace; the posts move in the same transaction.
+         */
+        delete: operations["deleteStatus"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, recolor, reorder or make default (admin, dashboard only)
+         * @description Moving a status renumbers the others so positions stay 0..n-1. `is_default: true` switches the default in one transaction.
+         */
+        patch: operations["updateStatus"];
         trace?: never;
     };
 }
@@ -1328,6 +1509,144 @@ export interface operations {
             };
         };
     };
+    listBoards: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_private: boolean;
+                        name: string;
+                        /** @description Posts on the board, not counting posts merged into others */
+                        post_count: number;
+                        slug: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBoard: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path: {
+                board_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BoardResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_private: boolean;
+                        name: string;
+                        /** @description Posts on the board, not counting posts merged into others */
+                        post_count: number;
+                        slug: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPosts: {
         parameters: {
             query?: {
@@ -1817,6 +2136,287 @@ export interface operations {
                         status: "ok" | "degraded";
                         version: string;
                     };
+                };
+            };
+        };
+    };
+    listLabels: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        color: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        name: string;
+                        slug: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description LabelCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example #8b5cf6 */
+                    color?: ((string | null) | null) | null;
+                    name: string;
+                    /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
+                    slug?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @example #8b5cf6 */
+                    color?: ((string | null) | null) | null;
+                    name: string;
+                    /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
+                    slug?: string;
+                };
+                "multipart/form-data": {
+                    /** @example #8b5cf6 */
+                    color?: ((string | null) | null) | null;
+                    name: string;
+                    /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LabelResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        color: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        name: string;
+                        slug: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path: {
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path: {
+                label_id: string;
+            };
+            cookie?: never;
+        };
+        /** @description LabelUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example #8b5cf6 */
+                    color?: ((string | null) | null) | null;
+                    name?: string;
+                    /** @example acme */
+                    slug?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @example #8b5cf6 */
+                    color?: ((string | null) | null) | null;
+                    name?: string;
+                    /** @example acme */
+                    slug?: string;
+                };
+                "multipart/form-data": {
+                    /** @example #8b5cf6 */
+                    color?: ((string | null) | null) | null;
+                    name?: string;
+                    /** @example acme */
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LabelResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        color: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        name: string;
+                        slug: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2983,6 +3583,71 @@ export interface operations {
             };
         };
     };
+    listStatuses: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-workspace"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        color: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_default: boolean;
+                        /** @enum {string} */
+                        kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        name: string;
+                        position: number;
+                        /** @description Posts with this status, not counting posts merged into others */
+                        post_count: number;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     mintImpersonationToken: {
         parameters: {
             query?: never;
@@ -4067,6 +4732,247 @@ export interface operations {
             };
         };
     };
+    createBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description Board */
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+                    is_private?: boolean;
+                    name: string;
+                    /** @example acme */
+                    slug: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+                    is_private?: boolean;
+                    name: string;
+                    /** @example acme */
+                    slug: string;
+                };
+                "multipart/form-data": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+                    is_private?: boolean;
+                    name: string;
+                    /** @example acme */
+                    slug: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BoardResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_private: boolean;
+                        name: string;
+                        /** @description Posts on the board, not counting posts merged into others */
+                        post_count: number;
+                        slug: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                board_slug: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateBoard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                board_slug: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description BoardUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+                    is_private?: boolean;
+                    name?: string;
+                    /** @example acme */
+                    slug?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+                    is_private?: boolean;
+                    name?: string;
+                    /** @example acme */
+                    slug?: string;
+                };
+                "multipart/form-data": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+                    is_private?: boolean;
+                    name?: string;
+                    /** @example acme */
+                    slug?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BoardResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_private: boolean;
+                        name: string;
+                        /** @description Posts on the board, not counting posts merged into others */
+                        post_count: number;
+                        slug: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getWorkspaceDashboard: {
         parameters: {
             query?: never;
@@ -4703,6 +5609,267 @@ export interface operations {
                         widget_seen: boolean;
                     } & {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description StatusCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example #8b5cf6 */
+                    color?: string;
+                    /** @description Make this the status new posts get (the previous default stops being one) */
+                    is_default?: boolean;
+                    /** @enum {string} */
+                    kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                    /** @description Unique in the workspace */
+                    name: string;
+                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
+                    position?: number;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @example #8b5cf6 */
+                    color?: string;
+                    /** @description Make this the status new posts get (the previous default stops being one) */
+                    is_default?: boolean;
+                    /** @enum {string} */
+                    kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                    /** @description Unique in the workspace */
+                    name: string;
+                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
+                    position?: number;
+                };
+                "multipart/form-data": {
+                    /** @example #8b5cf6 */
+                    color?: string;
+                    /** @description Make this the status new posts get (the previous default stops being one) */
+                    is_default?: boolean;
+                    /** @enum {string} */
+                    kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                    /** @description Unique in the workspace */
+                    name: string;
+                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description StatusResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        color: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_default: boolean;
+                        /** @enum {string} */
+                        kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        name: string;
+                        position: number;
+                        /** @description Posts with this status, not counting posts merged into others */
+                        post_count: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteStatus: {
+        parameters: {
+            query?: {
+                move_to?: string;
+            };
+            header?: never;
+            path: {
+                status_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                status_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description StatusUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example #8b5cf6 */
+                    color?: string;
+                    /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
+                    is_default?: boolean;
+                    /** @enum {string} */
+                    kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
+                    /** @description Unique in the workspace */
+                    name?: string;
+                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
+                    position?: number;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @example #8b5cf6 */
+                    color?: string;
+                    /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
+                    is_default?: boolean;
+                    /** @enum {string} */
+                    kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
+                    /** @description Unique in the workspace */
+                    name?: string;
+                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
+                    position?: number;
+                };
+                "multipart/form-data": {
+                    /** @example #8b5cf6 */
+                    color?: string;
+                    /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
+                    is_default?: boolean;
+                    /** @enum {string} */
+                    kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
+                    /** @description Unique in the workspace */
+                    name?: string;
+                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
+                    position?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description StatusResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        color: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+                        id: string;
+                        is_default: boolean;
+                        /** @enum {string} */
+                        kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        name: string;
+                        position: number;
+                        /** @description Posts with this status, not counting posts merged into others */
+                        post_count: number;
                     };
                 };
             };
