@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, asc, eq } from 'drizzle-orm'
-import { posts, statuses } from '../../server/db/schema/index.ts'
+import { events, posts, statusChanges, statuses } from '../../server/db/schema/index.ts'
 import { addMember, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { insertPost } from '../helpers/posts.ts'
@@ -123,6 +123,13 @@ describe('statuses: happy paths', () => {
     expect(Object.fromEntries(after.map((p) => [p.id, p.statusId]))).toEqual({ [a.id]: progress, [b.id]: progress, [other.id]: other.statusId })
     const list = await ws.owner.get('/api/v1/statuses', { headers: { 'x-workspace': ws.slug } })
     expect(list.body.find((s: any) => s.id === progress).post_count).toBe(1)
+    // Moved posts keep their history and raise status.changed like any other status change.
+    const history = await h.db.select().from(statusChanges).where(eq(statusChanges.toStatusId, progress))
+    expect(history.map((row) => row.postId).sort()).toEqual([a.id, b.id].sort())
+    expect(history.every((row) => row.fromStatusId === planned && row.changedByUserId === ws.ownerId)).toBe(true)
+    const changed = await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'status.changed')))
+    expect(changed.map((e) => (e.data as any).post.id).sort()).toEqual([a.id, b.id].sort())
+    expect(changed.every((e) => (e.data as any).from_status === 'Planned' && (e.data as any).to_status === 'In progress')).toBe(true)
   })
 })
 

@@ -34,8 +34,8 @@ export const statusesModule = (ctx: AppContext) =>
       response: { 200: StatusResponse },
       detail: { operationId: 'updateStatus', tags, summary: 'Rename, recolor, reorder or make default (admin, dashboard only)', description: 'Moving a status renumbers the others so positions stay 0..n-1. `is_default: true` switches the default in one transaction.' },
     })
-    .delete('/workspaces/:workspace_slug/statuses/:status_id', async ({ workspace, params, query, set }) => {
-      await statuses.deleteStatus(ctx.db, workspace.id, params.status_id, query.move_to)
+    .delete('/workspaces/:workspace_slug/statuses/:status_id', async ({ workspace, member, params, query, set }) => {
+      await statuses.deleteStatus(ctx.db, workspace.id, params.status_id, query.move_to, member!.userId)
       set.status = 204
     }, {
       params: StatusParams,

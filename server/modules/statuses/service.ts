@@ -1,8 +1,10 @@
-import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { isUniqueViolation, type Db, type Tx } from '../../db/client.ts'
-import { posts, statuses, type StatusKind } from '../../db/schema/index.ts'
+import { posts, statusChanges, statuses, type StatusKind } from '../../db/schema/index.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { recordEvent } from '../events/service.ts'
+import { findPosts } from '../posts/queries.ts'
 import type { StatusRow } from './model.ts'
 
 interface StatusInput {
@@ -40,7 +42,7 @@ async function getStatus(db: Db, workspaceId: string, statusId: string): Promise
  * different orders (each renumber rewrites them) and deadlock.
  */
 const lockStatuses = (tx: Tx, workspaceId: string) =>
-  tx.select({ id: statuses.id, isDefault: statuses.isDefault }).from(statuses)
+  tx.select({ id: statuses.id, name: statuses.name, isDefault: statuses.isDefault }).from(statuses)
     .where(eq(statuses.workspaceId, workspaceId)).orderBy(asc(statuses.id)).for('update')
 
 /** Renumbers the statuses 0..n-1 in their current order; with `place`, that status goes to index `place.at` (clamped to last). */
@@ -104,11 +106,20 @@ export async function updateStatus(db: Db, workspaceId: string, statusId: string
   return getStatus(db, workspaceId, statusId)
 }
 
+/** Posts moved off a deleted status keep their history and raise `status.changed`, like any other status change. */
+async function recordMovedPosts(tx: Tx, workspaceId: string, postIds: string[], fromName: string, fromStatusId: string, toStatusId: string, changedByUserId: string) {
+  if (postIds.length === 0) return
+  await tx.insert(statusChanges).values(postIds.map((postId) => ({ id: newId('statusChange'), postId, fromStatusId, toStatusId, changedByUserId })))
+  for (const post of await findPosts(tx, inArray(posts.id, postIds), [], postIds.length)) {
+    await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: fromName, to_status: post.status })
+  }
+}
+
 /**
  * Deletes a status that is not the default. Its posts (merged ones included, which still reference it)
  * must move to `moveTo`, in the same transaction; without `moveTo` a status with posts is 409.
  */
-export async function deleteStatus(db: Db, workspaceId: string, statusId: string, moveTo: string | undefined) {
+export async function deleteStatus(db: Db, workspaceId: string, statusId: string, moveTo: string | undefined, changedByUserId: string) {
   await db.transaction(async (tx) => {
     const locked = await lockStatuses(tx, workspaceId)
     const status = locked.find((row) => row.id === statusId)
@@ -117,7 +128,9 @@ export async function deleteStatus(db: Db, workspaceId: string, statusId: string
     if (moveTo !== undefined) {
       if (moveTo === statusId) throw invalid(['query', 'move_to'], 'move_to must name another status than the one being deleted')
       if (!locked.some((row) => row.id === moveTo)) throw notFound('Status named by move_to')
-      await tx.update(posts).set({ statusId: moveTo, updatedAt: sql`now()` }).where(and(eq(posts.workspaceId, workspaceId), eq(posts.statusId, statusId)))
+      const moved = await tx.update(posts).set({ statusId: moveTo, updatedAt: sql`now()` })
+        .where(and(eq(posts.workspaceId, workspaceId), eq(posts.statusId, statusId))).returning({ id: posts.id })
+      await recordMovedPosts(tx, workspaceId, moved.map((row) => row.id), status.name, statusId, moveTo, changedByUserId)
     } else {
       const [used] = await tx.select({ posts: count() }).from(posts).where(eq(posts.statusId, statusId))
       if (used!.posts > 0) throw conflict(`The status still has ${used!.posts} post(s): pass move_to with the id of the status to move them to`)
