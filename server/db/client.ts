@@ -19,6 +19,8 @@ export interface Database {
   migrate(): Promise<void>
   /** True when a trivial query answers. */
   ping(): Promise<boolean>
+  /** PGlite only: the data directory as a tarball, to start other instances from. */
+  dumpDataDir?(): Promise<Blob>
   close(): Promise<void>
 }
 
@@ -28,6 +30,8 @@ const MIGRATION_LOCK = 7_245_011
 export interface DatabaseOptions {
   /** Called with every SQL statement sent; tests use it to prove lists cost a constant number of queries. */
   onQuery?: (sql: string) => void
+  /** PGlite only: start from a dumped data directory (tests reuse one migrated template). */
+  loadDataDir?: Blob
 }
 
 /** `undefined` → PGlite persisted in dataDir; `memory://` → throwaway PGlite; `file://path` → PGlite at path; else postgres.js. */
@@ -35,13 +39,14 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined
   if (databaseUrl === undefined || databaseUrl.startsWith('memory:') || databaseUrl.startsWith('file:')) {
     const location = databaseUrl === undefined ? `${dataDir}/pglite` : databaseUrl.startsWith('file:') ? new URL(databaseUrl).pathname : undefined
-    const client = new PGlite(location)
+    const client = new PGlite(location, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
     const db = drizzlePglite(client, { schema, logger }) as unknown as Db
     return {
       db,
       driver: 'pglite',
       migrate: () => migratePglite(db as never, { migrationsFolder }),
       ping: () => ping(db),
+      dumpDataDir: () => client.dumpDataDir('none'),
       close: () => client.close(),
     }
   }
