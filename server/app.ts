@@ -8,6 +8,7 @@ import { commentsModule } from './modules/comments/index.ts'
 import { billingModule } from './modules/billing/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
+import { jwtConfigModule } from './modules/jwt-config/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { postsModule } from './modules/posts/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
@@ -31,6 +32,7 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(postsModule(ctx))
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
+    .use(jwtConfigModule(ctx))
 }
 
 export interface CreateAppOptions {
