@@ -7,6 +7,8 @@ import { authModule } from './modules/auth/index.ts'
 import { commentsModule } from './modules/comments/index.ts'
 import { billingModule } from './modules/billing/index.ts'
 import { docsModule } from './modules/docs/index.ts'
+import { identifyModule } from './modules/end-users/index.ts'
+import { publicWritesModule } from './modules/end-users/writes.ts'
 import { healthModule } from './modules/health/index.ts'
 import { jwtConfigModule } from './modules/jwt-config/index.ts'
 import { membersModule } from './modules/members/index.ts'
@@ -15,6 +17,7 @@ import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
+import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
 import { requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
 
@@ -33,6 +36,8 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
     .use(jwtConfigModule(ctx))
+    .use(identifyModule(ctx))
+    .use(publicWritesModule(ctx))
 }
 
 export interface CreateAppOptions {
@@ -48,6 +53,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
     // Errors first, so every module's failures render in the CONTRACT shape.
     .use(errorHandler(ctx))
     .use(requestPlugin(ctx))
+    .use(publicCors())
     .use(apiRoutes(ctx, '/api/v1'))
     .use(apiRoutes(ctx, '/api'))
     .use(docsModule(() => self!))
