@@ -16,6 +16,7 @@ import { postsModule } from './modules/posts/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { votesModule } from './modules/votes/index.ts'
+import { widgetModule } from './modules/widget/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
@@ -57,6 +58,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
     .use(apiRoutes(ctx, '/api/v1'))
     .use(apiRoutes(ctx, '/api'))
     .use(docsModule(() => self!))
+    .use(widgetModule(ctx))
   self = app
   return { app, ctx }
 }
