@@ -13,8 +13,10 @@ import { healthModule } from './modules/health/index.ts'
 import { jwtConfigModule } from './modules/jwt-config/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { postsModule } from './modules/posts/index.ts'
+import { publicModule } from './modules/public/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
+import { viewsModule } from './modules/views/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { widgetModule } from './modules/widget/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
@@ -36,6 +38,8 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(postsModule(ctx))
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
+    .use(viewsModule(ctx))
+    .use(publicModule(ctx))
     .use(jwtConfigModule(ctx))
     .use(identifyModule(ctx))
     .use(publicWritesModule(ctx))
@@ -53,8 +57,9 @@ export async function createApp({ config, database, overrides }: CreateAppOption
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: UPLOAD_BODY_LIMIT } })
     // Errors first, so every module's failures render in the CONTRACT shape.
     .use(errorHandler(ctx))
-    .use(requestPlugin(ctx))
+    // Before the request plugin, so even its early rejections (413, CSRF) carry CORS headers on public routes.
     .use(publicCors())
+    .use(requestPlugin(ctx))
     .use(apiRoutes(ctx, '/api/v1'))
     .use(apiRoutes(ctx, '/api'))
     .use(docsModule(() => self!))

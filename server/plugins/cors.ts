@@ -1,23 +1,30 @@
 import { Elysia } from 'elysia'
 
-// The widget runs on customers' pages, so the public routes and identify answer any origin. They are
-// called without cookies (the widget uses `credentials: 'omit'`), so `*` grants no ambient authority.
+/**
+ * The portal and widget routes: `/api[/v1]/public/...` (reads and end-user writes) and
+ * `/api[/v1]/workspaces/{slug}/identify`, which the widget calls from the customer's page.
+ */
+const PUBLIC_PATH = /^\/api(?:\/v1)?\/(?:public(?:\/|$)|workspaces\/[^/]+\/identify\/?$)/
 
-/** `/api[/v1]/public/...` and `/api[/v1]/workspaces/{slug}/identify`. */
-const CORS_PATH = /^\/api(?:\/v1)?\/(?:public\/|workspaces\/[^/]+\/identify\/?$)/
-
-export const CORS_HEADERS = {
+export const PUBLIC_CORS = {
   'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, OPTIONS',
-  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key',
-  'access-control-expose-headers': 'X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed',
+  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed',
+}
+
+export const PUBLIC_PREFLIGHT = {
+  'access-control-allow-methods': 'GET, POST',
+  'access-control-allow-headers': 'Authorization, Content-Type, Idempotency-Key, If-None-Match',
   'access-control-max-age': '86400',
 }
 
-/** CORS for any origin on the public routes, errors included; OPTIONS preflights are answered before routing. */
+/**
+ * Open CORS on the public routes, for any site that embeds the widget or a custom portal. `*` is safe
+ * because these routes never read cookies: the widget sends its end-user token in `Authorization`.
+ * Set before routing, so error responses carry the headers too (the error handler copies them);
+ * the preflights themselves are answered by OPTIONS routes (public module, identify).
+ */
 export const publicCors = () =>
   new Elysia({ name: 'public-cors' }).onRequest(({ request, set }) => {
-    if (!CORS_PATH.test(new URL(request.url).pathname)) return
-    if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...CORS_HEADERS, 'x-request-id': String(set.headers['x-request-id'] ?? '') } })
-    Object.assign(set.headers, CORS_HEADERS)
+    if (!PUBLIC_PATH.test(new URL(request.url).pathname)) return
+    Object.assign(set.headers, PUBLIC_CORS, request.method === 'OPTIONS' ? PUBLIC_PREFLIGHT : {})
   })

@@ -37,7 +37,8 @@ export function errorHandler(ctx: AppContext) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
     const requestId = requestIdOf(request)
     const headers: Record<string, string> = { 'x-request-id': requestId }
-    for (const [name, value] of Object.entries(set.headers)) if (name.toLowerCase().startsWith('ratelimit-')) headers[name] = String(value)
+    // Rate-limit headers, and CORS headers on public routes so a cross-origin widget can read its errors.
+    for (const [name, value] of Object.entries(set.headers)) if (/^(ratelimit-|access-control-)/i.test(name)) headers[name] = String(value)
     const reply = (status: number, errorCode: ErrorCode, message: string, detail: unknown = message, extra = {}) => {
       set.status = status
       return json(status, errorBody(errorCode, message, requestId, detail, extra), headers)

@@ -327,6 +327,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/{workspace_slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's public portal: branding, public boards, statuses
+         * @description Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         */
+        get: operations["getPublicWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/boards/{board_slug}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A public board's posts, paged
+         * @description The query and envelope of listPosts; merged posts are left out. Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         */
+        get: operations["listPublicPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/posts/{post_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post of a public board with its public comments
+         * @description `comments` holds the first 100 public comments, oldest first (`comment_count` counts them all). A merged post answers with `merged_into` to follow. Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         */
+        get: operations["getPublicPost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/roadmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public roadmap: planned, in-progress and complete posts
+         * @description Three groups by status kind, each with its status names, its total and its top 50 posts by votes. Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         */
+        get: operations["getPublicRoadmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/superadmin/users/{id}/impersonate": {
         parameters: {
             query?: never;
@@ -475,6 +555,26 @@ export interface paths {
         patch: operations["updateApiKeyScopes"];
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent activity, top and unanswered posts
+         * @description The latest 20 events, the 10 most-voted posts still open (open, planned or in-progress statuses), the 10 oldest such posts that no member or key has answered with a public comment, and counts.
+         */
+        get: operations["getWorkspaceDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/members": {
         parameters: {
             query?: never;
@@ -522,6 +622,46 @@ export interface paths {
         put?: never;
         /** Accept the signed-in user's pending invitation */
         post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals and a 30-day trend
+         * @description Post totals by status (merged posts left out), votes, comments (public and internal), end users, and posts/votes/comments per UTC day for the last 30 days, zero-filled.
+         */
+        get: operations["getWorkspaceMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/onboarding-progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which getting-started steps are done
+         * @description Booleans per step plus `completed` and `total`. `widget_seen` is true once an end user has authored a post.
+         */
+        get: operations["getOnboardingProgress"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1247,6 +1387,7 @@ export interface operations {
                             /** @description Label slugs */
                             labels: string[];
                             merged_into: ((string | null) | null) | null;
+                            /** @description The member responsible for the post; hidden (null) on public routes */
                             owner_user_id: ((string | null) | null) | null;
                             /** @description Status name */
                             status: string;
@@ -1378,6 +1519,7 @@ export interface operations {
                         /** @description Label slugs */
                         labels: string[];
                         merged_into: ((string | null) | null) | null;
+                        /** @description The member responsible for the post; hidden (null) on public routes */
                         owner_user_id: ((string | null) | null) | null;
                         /** @description Status name */
                         status: string;
@@ -1729,6 +1871,7 @@ export interface operations {
                         /** @description Label slugs */
                         labels: string[];
                         merged_into: ((string | null) | null) | null;
+                        /** @description The member responsible for the post; hidden (null) on public routes */
                         owner_user_id: ((string | null) | null) | null;
                         /** @description Status name */
                         status: string;
@@ -1902,6 +2045,7 @@ export interface operations {
                         /** @description Label slugs */
                         labels: string[];
                         merged_into: ((string | null) | null) | null;
+                        /** @description The member responsible for the post; hidden (null) on public routes */
                         owner_user_id: ((string | null) | null) | null;
                         /** @description Status name */
                         status: string;
@@ -2193,6 +2337,7 @@ export interface operations {
                             /** @description Label slugs */
                             labels: string[];
                             merged_into: ((string | null) | null) | null;
+                            /** @description The member responsible for the post; hidden (null) on public routes */
                             owner_user_id: ((string | null) | null) | null;
                             /** @description Status name */
                             status: string;
@@ -2232,6 +2377,7 @@ export interface operations {
                             /** @description Label slugs */
                             labels: string[];
                             merged_into: ((string | null) | null) | null;
+                            /** @description The member responsible for the post; hidden (null) on public routes */
                             owner_user_id: ((string | null) | null) | null;
                             /** @description Status name */
                             status: string;
@@ -2394,6 +2540,428 @@ export interface operations {
                         votes: number;
                     };
                 };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPublicWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PublicWorkspaceResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Public boards only */
+                        boards: {
+                            description: ((string | null) | null) | null;
+                            id: string;
+                            name: string;
+                            /** @description Posts on the board, merged ones left out */
+                            post_count: number;
+                            slug: string;
+                        }[];
+                        /** @description In workflow order */
+                        statuses: {
+                            color: string;
+                            id: string;
+                            /** @enum {string} */
+                            kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            name: string;
+                            position: number;
+                        }[];
+                        workspace: {
+                            favicon_url: ((string | null) | null) | null;
+                            logo_url: ((string | null) | null) | null;
+                            name: string;
+                            settings: {
+                                /** @description Anonymous visitors may post and vote with an e-mail address */
+                                allow_anonymous: boolean;
+                                brand_color: ((string | null) | null) | null;
+                            };
+                            slug: string;
+                        };
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPublicPosts: {
+        parameters: {
+            query?: {
+                label?: string;
+                limit?: number;
+                page?: number;
+                per_page?: number;
+                q?: string;
+                sort?: "top" | "new" | "trending";
+                status?: string;
+            };
+            header?: never;
+            path: {
+                board_slug: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            /** @description Board slug */
+                            board: string;
+                            board_id: string;
+                            body: string;
+                            /** @description Public comments; internal notes are not counted */
+                            comment_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            /** @description Label slugs */
+                            labels: string[];
+                            merged_into: ((string | null) | null) | null;
+                            /** @description The member responsible for the post; hidden (null) on public routes */
+                            owner_user_id: ((string | null) | null) | null;
+                            /** @description Status name */
+                            status: string;
+                            status_id: string;
+                            /** @enum {string} */
+                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            votes: number;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPublicPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PublicPostResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        /** @description Board slug */
+                        board: string;
+                        board_id: string;
+                        body: string;
+                        /** @description Public comments; internal notes are not counted */
+                        comment_count: number;
+                        /** @description The first 100 public comments, oldest first; `comment_count` tells whether there are more */
+                        comments: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            body: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            internal: boolean;
+                            parent_id: ((string | null) | null) | null;
+                            post_id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /** @description Label slugs */
+                        labels: string[];
+                        merged_into: ((string | null) | null) | null;
+                        /** @description The member responsible for the post; hidden (null) on public routes */
+                        owner_user_id: ((string | null) | null) | null;
+                        /** @description Status name */
+                        status: string;
+                        status_id: string;
+                        /** @enum {string} */
+                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        votes: number;
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPublicRoadmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RoadmapResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Always the three groups planned, in_progress, complete, in that order */
+                        groups: {
+                            /** @description Top 50 by votes, newest first on ties */
+                            items: {
+                                author: {
+                                    /** @description Hidden (null) on public routes */
+                                    email: ((string | null) | null) | null;
+                                    id: ((string | null) | null) | null;
+                                    name: string;
+                                    /** @enum {string} */
+                                    type: "member" | "end_user" | "api_key" | "deleted";
+                                };
+                                /** @description Board slug */
+                                board: string;
+                                board_id: string;
+                                body: string;
+                                /** @description Public comments; internal notes are not counted */
+                                comment_count: number;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T09:30:00.000Z
+                                 */
+                                created_at: string;
+                                id: string;
+                                /** @description Label slugs */
+                                labels: string[];
+                                merged_into: ((string | null) | null) | null;
+                                /** @description The member responsible for the post; hidden (null) on public routes */
+                                owner_user_id: ((string | null) | null) | null;
+                                /** @description Status name */
+                                status: string;
+                                status_id: string;
+                                /** @enum {string} */
+                                status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                                title: string;
+                                /**
+                                 * Format: date-time
+                                 * @example 2026-11-22T09:30:00.000Z
+                                 */
+                                updated_at: string;
+                                votes: number;
+                            }[];
+                            /** @enum {string} */
+                            status_kind: "planned" | "in_progress" | "complete";
+                            /** @description Names of the statuses of this kind, in workflow order */
+                            statuses: string[];
+                            /** @description Public posts in this group; `items` holds at most 50 */
+                            total: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failed (HTTPValidationError) */
             422: {
@@ -3499,6 +4067,160 @@ export interface operations {
             };
         };
     };
+    getWorkspaceDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description DashboardResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            comments: number;
+                            end_users: number;
+                            /** @description In open, planned or in-progress statuses */
+                            open_posts: number;
+                            posts: number;
+                            unanswered_posts: number;
+                            votes: number;
+                        };
+                        /** @description The latest 20 events, newest first */
+                        recent_activity: {
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description The event id (evt_...) */
+                            id: string;
+                            post_id: ((string | null) | null) | null;
+                            /** @description The post's current title, or its title when the event was recorded if it is gone */
+                            title: ((string | null) | null) | null;
+                            /** @description The event kind, e.g. post.created */
+                            type: string;
+                        }[];
+                        /** @description The 10 most-voted posts in open, planned or in-progress statuses */
+                        top_posts: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            /** @description Board slug */
+                            board: string;
+                            board_id: string;
+                            body: string;
+                            /** @description Public comments; internal notes are not counted */
+                            comment_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            /** @description Label slugs */
+                            labels: string[];
+                            merged_into: ((string | null) | null) | null;
+                            /** @description The member responsible for the post; hidden (null) on public routes */
+                            owner_user_id: ((string | null) | null) | null;
+                            /** @description Status name */
+                            status: string;
+                            status_id: string;
+                            /** @enum {string} */
+                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            votes: number;
+                        }[];
+                        /** @description The 10 oldest open, planned or in-progress posts without a public comment from a member or an API key */
+                        unanswered_posts: {
+                            author: {
+                                /** @description Hidden (null) on public routes */
+                                email: ((string | null) | null) | null;
+                                id: ((string | null) | null) | null;
+                                name: string;
+                                /** @enum {string} */
+                                type: "member" | "end_user" | "api_key" | "deleted";
+                            };
+                            /** @description Board slug */
+                            board: string;
+                            board_id: string;
+                            body: string;
+                            /** @description Public comments; internal notes are not counted */
+                            comment_count: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            id: string;
+                            /** @description Label slugs */
+                            labels: string[];
+                            merged_into: ((string | null) | null) | null;
+                            /** @description The member responsible for the post; hidden (null) on public routes */
+                            owner_user_id: ((string | null) | null) | null;
+                            /** @description Status name */
+                            status: string;
+                            status_id: string;
+                            /** @enum {string} */
+                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            title: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            updated_at: string;
+                            votes: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listMembers: {
         parameters: {
             query?: never;
@@ -3834,6 +4556,153 @@ export interface operations {
                         /** @enum {string} */
                         status: "pending" | "active";
                         user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkspaceMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WorkspaceMetrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        comments: {
+                            internal: number;
+                            public: number;
+                            total: number;
+                        };
+                        end_users: {
+                            total: number;
+                        };
+                        posts: {
+                            /** @description Every status of the workspace in workflow order, zeros included */
+                            by_status: {
+                                count: number;
+                                status: string;
+                                status_id: string;
+                                /** @enum {string} */
+                                status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                            }[];
+                            /** @description Posts, merged ones left out */
+                            total: number;
+                        };
+                        /** @description The last 30 UTC days, oldest first, today last; days without activity are zeros */
+                        trend: {
+                            comments: number;
+                            /**
+                             * Format: date
+                             * @example 2026-11-22
+                             */
+                            date: string;
+                            posts: number;
+                            votes: number;
+                        }[];
+                        votes: {
+                            total: number;
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOnboardingProgress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OnboardingProgress */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_key_created: boolean;
+                        board_created: boolean;
+                        /** @description How many of the steps above are done */
+                        completed: number;
+                        first_post: boolean;
+                        /** @description Someone besides the owner was invited (accepted or not) */
+                        teammate_invited: boolean;
+                        total: number;
+                        webhook_added: boolean;
+                        /** @description A post was authored by an end user */
+                        widget_seen: boolean;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };

@@ -11,6 +11,10 @@ const tags = ['End users']
 export const identifyModule = (ctx: AppContext) =>
   new Elysia()
     .use(requestPlugin(ctx))
+    // The CORS preflight (headers from plugins/cors.ts): the widget identifies from the customer's origin.
+    .options('/workspaces/:workspace_slug/identify', ({ set }) => {
+      set.status = 204
+    }, { detail: { hide: true } })
     .post('/workspaces/:workspace_slug/identify', async ({ params, body, clientIp, set }) => {
       await enforceRateLimit(ctx, set.headers, `identify:ip:${clientIp}`, ctx.config.rateLimitPerIp)
       const { endUser, sessionToken, expiresAt } = await identify(ctx, params.workspace_slug, body.token)

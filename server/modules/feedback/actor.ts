@@ -93,14 +93,14 @@ export interface AuthorResponse {
 /** `publicView` hides e-mail addresses (portal and widget). */
 export function toAuthor(row: AuthorRow, publicView = false): AuthorResponse {
   const email = (value: string | null) => (publicView ? null : value)
-  if (row.authorUserId) return { type: 'member', id: row.authorUserId, name: row.authorUserName ?? 'Team member', email: email(row.authorUserEmail) }
-  if (row.authorEndUserId) return { type: 'end_user', id: row.authorEndUserId, name: publicView ? publicName(row) : row.authorEndUserName ?? 'Anonymous', email: email(row.authorEndUserEmail) }
+  if (row.authorUserId) return { type: 'member', id: row.authorUserId, name: publicView ? publicName(row.authorUserName, row.authorUserEmail, 'Team member') : row.authorUserName ?? 'Team member', email: email(row.authorUserEmail) }
+  if (row.authorEndUserId) return { type: 'end_user', id: row.authorEndUserId, name: publicView ? publicName(row.authorEndUserName, row.authorEndUserEmail, 'Anonymous') : row.authorEndUserName ?? 'Anonymous', email: email(row.authorEndUserEmail) }
   if (row.authorKeyId) return { type: 'api_key', id: row.authorKeyId, name: row.authorKeyName ?? 'API key', email: null }
   return { type: 'deleted', id: null, name: 'Deleted user', email: null }
 }
 
-/** In public, an anonymous end user known only by e-mail shows the part before the @. */
-function publicName(row: AuthorRow) {
-  if (row.authorEndUserName && row.authorEndUserName !== row.authorEndUserEmail) return row.authorEndUserName
-  return row.authorEndUserEmail?.split('@')[0] ?? 'Anonymous'
+/** In public, someone known only by e-mail (an anonymous end user, a member without a name) shows the part before the @. */
+function publicName(name: string | null, email: string | null, fallback: string) {
+  if (name && name !== email) return name
+  return email?.split('@')[0] ?? fallback
 }

@@ -51,7 +51,7 @@ export const PostResponse = t.Object({
   votes: t.Integer(),
   comment_count: t.Integer({ description: 'Public comments; internal notes are not counted' }),
   author: AuthorResponse,
-  owner_user_id: t.Nullable(t.String()),
+  owner_user_id: t.Nullable(t.String(), { description: 'The member responsible for the post; hidden (null) on public routes' }),
   merged_into: t.Nullable(t.String()),
   created_at: Timestamp,
   updated_at: Timestamp,

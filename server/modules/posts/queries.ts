@@ -44,7 +44,8 @@ function toPostResponse(row: PostRow, labelSlugs: string[], publicView: boolean)
     votes: row.voteCount,
     comment_count: row.commentCount,
     author: toAuthor(row as AuthorRow, publicView),
-    owner_user_id: row.ownerUserId,
+    // Who on the team owns a post is triage data, not for the portal or the widget.
+    owner_user_id: publicView ? null : row.ownerUserId,
     merged_into: row.mergedIntoId,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -91,4 +92,13 @@ export async function listPosts(db: Db | Tx, boardId: string, filters: PostFilte
   // count(*) over() rides along with the page; only a page past the end needs its own count.
   const total = rows[0]?.total ?? (page.offset === 0 ? 0 : (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(posts).where(and(...conditions)))[0]!.n)
   return envelope(await render(db, rows, publicView), page, total)
+}
+
+/**
+ * Posts matching `where` (over the post row and its joined board and status), rendered like every other
+ * post response: two queries whatever the limit. For views that pick posts across boards.
+ */
+export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[], limit: number, publicView = false) {
+  const rows = await selectPosts(db).where(where).orderBy(...order, desc(posts.id)).limit(limit)
+  return render(db, rows, publicView)
 }
