@@ -14,10 +14,10 @@ const CSS = `
 .panel{all:initial;position:fixed;bottom:76px;right:20px;z-index:1;display:flex;flex-direction:column;width:min(380px,calc(100vw - 32px));max-height:min(620px,calc(100vh - 110px));box-sizing:border-box;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.28);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;overflow:hidden}
 .panel.bottom-left{right:auto;left:20px}.panel.top-right{bottom:auto;top:76px}.panel.top-left{bottom:auto;top:76px;right:auto;left:20px}
 .panel[hidden]{display:none}
-.panel *{box-sizing:border-box;font:inherit;color:inherit;margin:0}
+:where(.panel) *{box-sizing:border-box;font:inherit;color:inherit;margin:0}
 header{display:flex;align-items:center;justify-content:space-between;gap:8px;padding:14px 16px;border-bottom:1px solid var(--line)}
-h2{font-size:16px;font-weight:700}
-h3{font-size:13px;font-weight:700;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin-bottom:8px}
+h2{font-size:17px;font-weight:700}
+h3{font-size:12px;font-weight:700;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin-bottom:10px}
 .body{overflow-y:auto;padding:12px 16px 16px}
 button{cursor:pointer;border:0;background:none;border-radius:8px}
 button:focus-visible,input:focus-visible,textarea:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
@@ -63,6 +63,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   let board: Board | undefined
   let session: Session | null = null
   let loading: Promise<void> | undefined
+  let anonymousAllowed = true
   const voted = new Set<string>()
 
   async function call<T>(path: string, body?: Record<string, unknown>): Promise<T> {
@@ -122,8 +123,10 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
 
   async function load() {
     try {
-      const info = await call<{ name: string; boards: Board[] }>('')
-      heading.textContent = info.name
+      const info = await call<{ workspace: { name: string; settings: { allow_anonymous: boolean } }; boards: Board[] }>('')
+      heading.textContent = info.workspace.name
+      anonymousAllowed = info.workspace.settings.allow_anonymous
+      api.refresh()
       board = ctx.board ? info.boards.find((candidate) => candidate.slug === ctx.board) : info.boards[0]
       if (!board) throw new Error('This board is not available.')
       boardHeading.textContent = board.name
@@ -137,6 +140,10 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   /** Anonymous visitors name themselves with the Email field; null (and focus there) when it is not usable yet. */
   function author(purpose: string): Record<string, unknown> | null {
     if (session) return {}
+    if (!anonymousAllowed) {
+      error.textContent = `Sign in to ${purpose}.`
+      return null
+    }
     const value = email.value.trim()
     if (EMAIL.test(value)) return { email: value }
     error.textContent = `Enter your email address to ${purpose}.`
@@ -203,9 +210,9 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     refresh() {
       void ctx.session().then((current) => {
         session = current
-        emailField.hidden = Boolean(current)
-        email.required = !current
-        who.textContent = current ? `Posting as ${current.user.name ?? current.user.email ?? 'you'}` : ''
+        emailField.hidden = Boolean(current) || !anonymousAllowed
+        email.required = !emailField.hidden
+        who.textContent = current ? `Posting as ${current.user.name ?? current.user.email ?? 'you'}` : anonymousAllowed ? '' : 'Sign in to post and vote.'
       })
     },
   }
