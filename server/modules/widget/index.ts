@@ -1,9 +1,10 @@
 import { Elysia } from 'elysia'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile, stat } from 'node:fs/promises'
 import { gzipSync } from 'node:zlib'
 import type { AppContext } from '../../context.ts'
 
 const DIST = new URL('../../../widget/dist/', import.meta.url)
+const SOURCE = new URL('../../../widget/src/', import.meta.url)
 const NAMES = ['widget.js', 'widget-panel.js'] as const
 type Name = (typeof NAMES)[number]
 
@@ -11,13 +12,24 @@ interface Asset { code: string; gzip: Uint8Array<ArrayBuffer>; etag: string; has
 
 const hashOf = (code: string) => new Bun.CryptoHasher('sha256').update(code).digest('hex').slice(0, 16)
 
-/** widget/dist when it was built (`npm run build:widget`, the Docker image); otherwise an in-memory build from widget/src. */
-async function loadAssets(ctx: AppContext): Promise<Record<Name, Asset>> {
-  let files: string[]
+/** The built files, unless widget/src changed after them (a checkout without a rebuild); the image ships no source. */
+async function readDist(): Promise<string[] | null> {
   try {
-    files = await Promise.all(NAMES.map((name) => readFile(new URL(name, DIST), 'utf8')))
+    const built = Math.min(...(await Promise.all(NAMES.map((name) => stat(new URL(name, DIST))))).map((file) => file.mtimeMs))
+    const sources = await readdir(SOURCE).catch(() => [])
+    const edited = Math.max(0, ...(await Promise.all(sources.map((name) => stat(new URL(name, SOURCE))))).map((file) => file.mtimeMs))
+    if (edited > built) return null
+    return await Promise.all(NAMES.map((name) => readFile(new URL(name, DIST), 'utf8')))
   } catch {
-    ctx.log.info('widget/dist is missing; building the widget from source')
+    return null
+  }
+}
+
+/** widget/dist when it is there and current (`npm run build:widget`, the Docker image); otherwise an in-memory build from widget/src. */
+async function loadAssets(ctx: AppContext): Promise<Record<Name, Asset>> {
+  let files = await readDist()
+  if (!files) {
+    ctx.log.info('widget/dist is missing or older than widget/src; building the widget from source')
     const { buildWidget } = await import('../../../widget/build.ts')
     const { loader, panel } = await buildWidget()
     files = [loader.code, panel.code]
