@@ -8,7 +8,10 @@ import { commentsModule } from './modules/comments/index.ts'
 import { billingModule } from './modules/billing/index.ts'
 import { boardsModule } from './modules/boards/index.ts'
 import { docsModule } from './modules/docs/index.ts'
+import { identifyModule } from './modules/end-users/index.ts'
+import { publicWritesModule } from './modules/end-users/writes.ts'
 import { healthModule } from './modules/health/index.ts'
+import { jwtConfigModule } from './modules/jwt-config/index.ts'
 import { labelsModule } from './modules/labels/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { postsModule } from './modules/posts/index.ts'
@@ -18,6 +21,7 @@ import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { viewsModule } from './modules/views/index.ts'
 import { votesModule } from './modules/votes/index.ts'
+import { widgetModule } from './modules/widget/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
@@ -42,6 +46,9 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(votesModule(ctx))
     .use(viewsModule(ctx))
     .use(publicModule(ctx))
+    .use(jwtConfigModule(ctx))
+    .use(identifyModule(ctx))
+    .use(publicWritesModule(ctx))
 }
 
 export interface CreateAppOptions {
@@ -62,6 +69,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
     .use(apiRoutes(ctx, '/api/v1'))
     .use(apiRoutes(ctx, '/api'))
     .use(docsModule(() => self!))
+    .use(widgetModule(ctx))
   self = app
   return { app, ctx }
 }

@@ -13,7 +13,13 @@ export interface AppContext {
   log: Logger
   mail: Mailer
   limiter: RateLimiter
-  keys: { accessToken: Uint8Array }
+  keys: {
+    accessToken: Uint8Array
+    /** Signs the end-user session tokens that identify returns to the widget. */
+    widgetSession: Uint8Array
+    /** Seals the HS256 secrets of workspaces' JWT configurations at rest. */
+    jwtConfigSecrets: Uint8Array
+  }
 }
 
 export interface ContextOverrides {
@@ -32,7 +38,11 @@ export async function createContext(config: Config, database: Database, override
     log,
     mail: overrides.mail ?? createMailer(config, database.db, log),
     limiter: overrides.limiter ?? (config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter()),
-    keys: { accessToken: await deriveKey(config.secretKey, 'access-token') },
+    keys: {
+      accessToken: await deriveKey(config.secretKey, 'access-token'),
+      widgetSession: await deriveKey(config.secretKey, 'widget-session'),
+      jwtConfigSecrets: await deriveKey(config.secretKey, 'jwt-config-secrets'),
+    },
   }
 }
 

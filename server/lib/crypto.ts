@@ -51,3 +51,28 @@ export async function deriveKey(secret: string, purpose: string): Promise<Uint8A
   )
   return new Uint8Array(bits)
 }
+
+export function fromBase64Url(value: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(value.replace(/-/g, '+').replace(/_/g, '/'))
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0))
+}
+
+const aesKey = (key: Uint8Array) => crypto.subtle.importKey('raw', new Uint8Array(key), 'AES-GCM', false, ['encrypt', 'decrypt'])
+
+/**
+ * Encrypts a secret for storage with AES-256-GCM: `v1.<iv>.<ciphertext>` in base64url. `context`
+ * (e.g. the owning row's id) is authenticated, so a sealed value copied to another row does not open.
+ */
+export async function seal(key: Uint8Array, plaintext: string, context: string): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12))
+  const ciphertext = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(context) }, await aesKey(key), encoder.encode(plaintext))
+  return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ciphertext))}`
+}
+
+/** The plaintext of `seal`; throws when the value was altered or sealed under another key or context. */
+export async function unseal(key: Uint8Array, sealed: string, context: string): Promise<string> {
+  const [version, iv, ciphertext] = sealed.split('.')
+  if (version !== 'v1' || !iv || !ciphertext) throw new Error('Unknown sealed-value format')
+  const plaintext = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: fromBase64Url(iv), additionalData: encoder.encode(context) }, await aesKey(key), fromBase64Url(ciphertext))
+  return new TextDecoder().decode(plaintext)
+}

@@ -10,11 +10,13 @@ export interface SignOptions {
   subject: string
   expiresInSeconds: number
   claims?: Record<string, unknown>
+  /** The `typ` header; a token kind of its own (e.g. widget sessions) gets its own, checked on verify. */
+  typ?: string
 }
 
 export function signJwt(options: SignOptions): Promise<string> {
   return new SignJWT(options.claims ?? {})
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setProtectedHeader({ alg: 'HS256', typ: options.typ ?? 'JWT' })
     .setIssuer(options.issuer)
     .setAudience(options.audience)
     .setSubject(options.subject)
@@ -24,9 +26,9 @@ export function signJwt(options: SignOptions): Promise<string> {
 }
 
 /** The payload when the token is genuine, unexpired and meant for `audience`; otherwise null. */
-export async function verifyJwt(token: string, key: Uint8Array, issuer: string, audience: string) {
+export async function verifyJwt(token: string, key: Uint8Array, issuer: string, audience: string, typ?: string) {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer, audience, requiredClaims: ['exp', 'sub'] })
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer, audience, typ, requiredClaims: ['exp', 'sub'] })
     return payload
   } catch {
     return null

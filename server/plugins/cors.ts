@@ -1,7 +1,10 @@
 import { Elysia } from 'elysia'
 
-/** The portal and widget routes: `/api/v1/public/...` and `/api/public/...`. */
-const PUBLIC_PATH = /^\/api(?:\/v1)?\/public(?:\/|$)/
+/**
+ * The portal and widget routes: `/api[/v1]/public/...` (reads and end-user writes) and
+ * `/api[/v1]/workspaces/{slug}/identify`, which the widget calls from the customer's page.
+ */
+const PUBLIC_PATH = /^\/api(?:\/v1)?\/(?:public(?:\/|$)|workspaces\/[^/]+\/identify\/?$)/
 
 export const PUBLIC_CORS = {
   'access-control-allow-origin': '*',
@@ -18,7 +21,7 @@ export const PUBLIC_PREFLIGHT = {
  * Open CORS on the public routes, for any site that embeds the widget or a custom portal. `*` is safe
  * because these routes never read cookies: the widget sends its end-user token in `Authorization`.
  * Set before routing, so error responses carry the headers too (the error handler copies them);
- * the preflight itself is answered by the public module's OPTIONS route.
+ * the preflights themselves are answered by OPTIONS routes (public module, identify).
  */
 export const publicCors = () =>
   new Elysia({ name: 'public-cors' }).onRequest(({ request, set }) => {

@@ -436,7 +436,11 @@ export interface paths {
          */
         get: operations["listPublicPosts"];
         put?: never;
-        post?: never;
+        /**
+         * Post feedback as an end user (raises `post.created`)
+         * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A private board is 404.
+         */
+        post: operations["createPublicPost"];
         delete?: never;
         options?: never;
         head?: never;
@@ -457,6 +461,46 @@ export interface paths {
         get: operations["getPublicPost"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/posts/{post_id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Comment as an end user (never internal; raises `comment.created`)
+         * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. There is no `internal` field: sending one is 422. A post on a private board is 404.
+         */
+        post: operations["createPublicComment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/posts/{post_id}/votes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Toggle the end user's vote
+         * @description Answers `{voted, votes}`. Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A post on a private board is 404; a merged post is 409.
+         */
+        post: operations["togglePublicVote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -706,6 +750,74 @@ export interface paths {
         get: operations["getWorkspaceDashboard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Identify an end user with a token signed by your backend
+         * @description Verifies `token` with the workspace's JWT configuration: the algorithm is pinned to the configured one, `sub` and `exp` are required, `exp` may be at most 24 h ahead, and `iss`/`aud` must match when configured. Upserts the end user by (workspace, `sub`) with the optional `email`, `name`, `avatar_url` and `company` claims, and returns it with a 24-hour `session_token` for the public write routes. A forged, expired, exp-less, unsigned (`alg: none`) or too long-lived token is 401 UNAUTHENTICATED with the reason; a workspace without a JWT configuration is 409 CONFLICT. Limited per IP (RATE_LIMIT_PER_IP a minute). CORS: any origin.
+         */
+        post: operations["identifyEndUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/jwt-config/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JWT configuration (the secret is never shown again)
+         * @description 404 when the workspace has none.
+         */
+        get: operations["getJwtConfig"];
+        put?: never;
+        /**
+         * Configure identify (admin, dashboard only)
+         * @description HS256: the service generates the secret and returns it in `secret`, only in this response; store it on your backend. RS256, ES256, EdDSA: give `public_key` (PEM) or `jwks_url`. A second configuration is 409; change it with PATCH.
+         */
+        post: operations["createJwtConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the algorithm, key source, issuer or audience
+         * @description `null` clears issuer, audience or a key source. A `public_key` replaces a `jwks_url` and the other way round. Switching to HS256 generates a secret (in `secret`, only in this response); switching away drops it.
+         */
+        patch: operations["updateJwtConfig"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/jwt-config/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the HS256 secret
+         * @description Returns the new secret once. The previous secret keeps verifying for `overlap_seconds` (default 24 h; 0 revokes it at once) so backends can switch without downtime; `previous_secret_expires_at` tells until when. 409 for other algorithms.
+         */
+        post: operations["rotateJwtSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3356,6 +3468,125 @@ export interface operations {
             };
         };
     };
+    createPublicPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                board_slug: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description PublicPostCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body?: string;
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                    title: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    body?: string;
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                    title: string;
+                };
+                "multipart/form-data": {
+                    body?: string;
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        /** @description Board slug */
+                        board: string;
+                        board_id: string;
+                        body: string;
+                        /** @description Public comments; internal notes are not counted */
+                        comment_count: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        /** @description Label slugs */
+                        labels: string[];
+                        merged_into: ((string | null) | null) | null;
+                        /** @description The member responsible for the post; hidden (null) on public routes */
+                        owner_user_id: ((string | null) | null) | null;
+                        /** @description Status name */
+                        status: string;
+                        status_id: string;
+                        /** @enum {string} */
+                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                        title: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        votes: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPublicPost: {
         parameters: {
             query?: never;
@@ -3456,6 +3687,193 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPublicComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description PublicCommentCreate: public comments are never internal */
+        requestBody: {
+            content: {
+                "application/json": {
+                    body: string;
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                    /** @description Reply to this public comment of the same post */
+                    parent_id?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    body: string;
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                    /** @description Reply to this public comment of the same post */
+                    parent_id?: string;
+                };
+                "multipart/form-data": {
+                    body: string;
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                    /** @description Reply to this public comment of the same post */
+                    parent_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CommentResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        author: {
+                            /** @description Hidden (null) on public routes */
+                            email: ((string | null) | null) | null;
+                            id: ((string | null) | null) | null;
+                            name: string;
+                            /** @enum {string} */
+                            type: "member" | "end_user" | "api_key" | "deleted";
+                        };
+                        body: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        id: string;
+                        internal: boolean;
+                        parent_id: ((string | null) | null) | null;
+                        post_id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    togglePublicVote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description PublicVoteToggle */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: email
+                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+                     */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VoteToggleResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether the voter now has a vote on the post */
+                        voted: boolean;
+                        votes: number;
+                    };
+                };
             };
             /** @description Validation failed (HTTPValidationError) */
             422: {
@@ -5104,6 +5522,505 @@ export interface operations {
                             updated_at: string;
                             votes: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    identifyEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description IdentifyRequest */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
+                    token: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
+                    token: string;
+                };
+                "multipart/form-data": {
+                    /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description EndUserResponse with the widget session token (identify) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        avatar_url: ((string | null) | null) | null;
+                        company: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        email: ((string | null) | null) | null;
+                        /** @description The `sub` of the customer's token */
+                        external_id: ((string | null) | null) | null;
+                        id: string;
+                        name: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        session_expires_at: string;
+                        /** @description Send as `Authorization: Bearer` on the public write routes. A widget session: it works on no other route */
+                        session_token: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJwtConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JWTConfigResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                        audience: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description An HS256 secret is set (its value is never shown again) */
+                        has_secret: boolean;
+                        issuer: ((string | null) | null) | null;
+                        jwks_url: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        previous_secret_expires_at: ((string | null) | null) | null;
+                        public_key: ((string | null) | null) | null;
+                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
+                        secret?: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createJwtConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description JWTConfigCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                    /** @description When set, the token's `aud` must equal it */
+                    audience?: string;
+                    /** @description When set, the token's `iss` must equal it */
+                    issuer?: string;
+                    /**
+                     * Format: uri
+                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+                     */
+                    jwks_url?: string;
+                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+                    public_key?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                    /** @description When set, the token's `aud` must equal it */
+                    audience?: string;
+                    /** @description When set, the token's `iss` must equal it */
+                    issuer?: string;
+                    /**
+                     * Format: uri
+                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+                     */
+                    jwks_url?: string;
+                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+                    public_key?: string;
+                };
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                    /** @description When set, the token's `aud` must equal it */
+                    audience?: string;
+                    /** @description When set, the token's `iss` must equal it */
+                    issuer?: string;
+                    /**
+                     * Format: uri
+                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+                     */
+                    jwks_url?: string;
+                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+                    public_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JWTConfigResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                        audience: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description An HS256 secret is set (its value is never shown again) */
+                        has_secret: boolean;
+                        issuer: ((string | null) | null) | null;
+                        jwks_url: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        previous_secret_expires_at: ((string | null) | null) | null;
+                        public_key: ((string | null) | null) | null;
+                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
+                        secret?: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateJwtConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description JWTConfigUpdate: null clears a field. Switching to HS256 generates a secret, returned in this response only */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
+                    /** @description When set, the token's `aud` must equal it */
+                    audience?: ((string | null) | null) | null;
+                    /** @description When set, the token's `iss` must equal it */
+                    issuer?: ((string | null) | null) | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+                     */
+                    jwks_url?: ((string | null) | null) | null;
+                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+                    public_key?: ((string | null) | null) | null;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
+                    /** @description When set, the token's `aud` must equal it */
+                    audience?: ((string | null) | null) | null;
+                    /** @description When set, the token's `iss` must equal it */
+                    issuer?: ((string | null) | null) | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+                     */
+                    jwks_url?: ((string | null) | null) | null;
+                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+                    public_key?: ((string | null) | null) | null;
+                };
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
+                    /** @description When set, the token's `aud` must equal it */
+                    audience?: ((string | null) | null) | null;
+                    /** @description When set, the token's `iss` must equal it */
+                    issuer?: ((string | null) | null) | null;
+                    /**
+                     * Format: uri
+                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+                     */
+                    jwks_url?: ((string | null) | null) | null;
+                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+                    public_key?: ((string | null) | null) | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JWTConfigResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                        audience: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description An HS256 secret is set (its value is never shown again) */
+                        has_secret: boolean;
+                        issuer: ((string | null) | null) | null;
+                        jwks_url: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        previous_secret_expires_at: ((string | null) | null) | null;
+                        public_key: ((string | null) | null) | null;
+                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
+                        secret?: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateJwtSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description SecretRotation */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
+                    overlap_seconds?: number;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
+                    overlap_seconds?: number;
+                };
+                "multipart/form-data": {
+                    /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JWTConfigResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+                        audience: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        /** @description An HS256 secret is set (its value is never shown again) */
+                        has_secret: boolean;
+                        issuer: ((string | null) | null) | null;
+                        jwks_url: ((string | null) | null) | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        previous_secret_expires_at: ((string | null) | null) | null;
+                        public_key: ((string | null) | null) | null;
+                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
+                        secret?: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
                     };
                 };
             };

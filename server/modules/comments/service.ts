@@ -6,12 +6,12 @@ import { newId } from '../../lib/ids.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import type { Member } from '../../plugins/credentials.ts'
 import { recordEvent } from '../events/service.ts'
-import { authorColumns, authorEndUser, authorKey, authorSelection, authorUser, resolveActor, toAuthor, type AuthorRow, type OnBehalf } from '../feedback/actor.ts'
+import { authorColumns, authorEndUser, authorKey, authorSelection, authorUser, resolveActor, toAuthor, type AuthorRow, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { envelope, totalOf, type Page } from '../feedback/paging.ts'
 
-/** Who may see internal notes: members, and keys holding comments:internal. */
-export const seesInternal = (caller: Caller) => caller.kind === 'session' || caller.scopes.includes('comments:internal')
+/** Who may see internal notes: members, and keys holding comments:internal; never end users. */
+export const seesInternal = (caller: FeedbackCaller) => caller.kind === 'session' || (caller.kind === 'api_key' && caller.scopes.includes('comments:internal'))
 
 function selectComments(db: Db | Tx) {
   return db
@@ -61,7 +61,7 @@ export interface CommentInput extends OnBehalf {
 const adjustCount = (tx: Tx, postId: string, delta: number) =>
   tx.update(posts).set({ commentCount: sql`${posts.commentCount} + ${delta}` }).where(eq(posts.id, postId))
 
-export async function createComment(db: Db, workspaceId: string, caller: Caller, postId: string, input: CommentInput, publicView = false) {
+export async function createComment(db: Db, workspaceId: string, caller: FeedbackCaller, postId: string, input: CommentInput, publicView = false) {
   if (input.internal && !seesInternal(caller)) {
     throw new ApiError('INSUFFICIENT_SCOPE', 'Internal comments need the comments:internal scope', { required_scope: 'comments:internal' })
   }

@@ -99,6 +99,7 @@ export function buildOpenApiDocument(app: AnyElysia) {
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Workspace API key, alternative header' },
         cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token', description: 'Dashboard session (15-minute JWT)' },
         refreshCookie: { type: 'apiKey', in: 'cookie', name: 'refresh_token', description: 'Opaque rotating refresh token, 30 days' },
+        widgetSession: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'End-user session token from identify (24 h); only the public write routes accept it' },
       },
     },
   }

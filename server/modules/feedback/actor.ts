@@ -11,6 +11,15 @@ export interface OnBehalf {
   end_user_id?: string
 }
 
+/**
+ * An end user writing through the public routes: identified by a widget session (`endUserId`) or
+ * anonymous by e-mail (resolved, or created, inside the write's transaction).
+ */
+export type EndUserCaller = { kind: 'end_user'; endUserId: string } | { kind: 'end_user'; email: string }
+
+/** Whoever calls a feedback write: a key, a member session, or an end user on the public routes. */
+export type FeedbackCaller = Caller | EndUserCaller
+
 /** Who did it: a dashboard user, an end user, or an API key acting as itself. */
 export type Actor =
   | { kind: 'member'; userId: string; name: string | null }
@@ -27,22 +36,25 @@ export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail:
 
 /**
  * The actor of a write: the end user named by `end_user_id` or `email` (an unknown e-mail creates an
- * anonymous end user), else the caller itself. A foreign or unknown end_user_id is 404.
+ * anonymous end user), else the caller itself. A foreign or unknown end_user_id is 404. An end user
+ * on the public routes always acts as themselves, whatever the body says.
  */
-export async function resolveActor(db: Db | Tx, workspaceId: string, caller: Caller, onBehalf: OnBehalf): Promise<Actor> {
-  if (onBehalf.end_user_id !== undefined && onBehalf.email !== undefined) {
+export async function resolveActor(db: Db | Tx, workspaceId: string, caller: FeedbackCaller, onBehalf: OnBehalf): Promise<Actor> {
+  const named: OnBehalf = caller.kind !== 'end_user' ? onBehalf : 'endUserId' in caller ? { end_user_id: caller.endUserId } : { email: caller.email }
+  if (named.end_user_id !== undefined && named.email !== undefined) {
     throw invalid(['body', 'email'], 'Send either email or end_user_id, not both')
   }
-  if (onBehalf.end_user_id !== undefined) {
-    const [row] = await db.select().from(endUsers).where(and(eq(endUsers.id, onBehalf.end_user_id), eq(endUsers.workspaceId, workspaceId)))
+  if (named.end_user_id !== undefined) {
+    const [row] = await db.select().from(endUsers).where(and(eq(endUsers.id, named.end_user_id), eq(endUsers.workspaceId, workspaceId)))
     if (!row) throw notFound('End user')
     return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email }
   }
-  if (onBehalf.email !== undefined) {
-    const row = await endUserByEmail(db, workspaceId, onBehalf.email)
+  if (named.email !== undefined) {
+    const row = await endUserByEmail(db, workspaceId, named.email)
     return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email }
   }
   if (caller.kind === 'api_key') return { kind: 'api_key', keyId: caller.keyId, name: caller.name }
+  if (caller.kind === 'end_user') throw new Error('unreachable: an end user always names itself')
   return { kind: 'member', userId: caller.user.id, name: caller.user.name ?? caller.user.email }
 }
 

@@ -5,7 +5,7 @@ import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../events/service.ts'
-import { authorColumns, resolveActor, type OnBehalf } from '../feedback/actor.ts'
+import { authorColumns, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
 
@@ -16,7 +16,8 @@ export interface PostInput extends OnBehalf {
   status?: string
 }
 
-const changedBy = (caller: Caller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : { changedByUserId: caller.user.id })
+// An end user's post starts its history without a member or key behind it: both columns stay null.
+const changedBy = (caller: FeedbackCaller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : caller.kind === 'session' ? { changedByUserId: caller.user.id } : {})
 
 async function setLabels(tx: Tx, postId: string, labelIds: string[]) {
   await tx.delete(postLabels).where(eq(postLabels.postId, postId))
@@ -24,7 +25,7 @@ async function setLabels(tx: Tx, postId: string, labelIds: string[]) {
 }
 
 /** Creates the post, its labels, its first status-history entry and the `post.created` event in one transaction. */
-export async function createPost(db: Db, workspaceId: string, caller: Caller, boardSlug: string, input: PostInput) {
+export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput) {
   return db.transaction(async (tx) => {
     const board = await findBoard(tx, workspaceId, boardSlug)
     const status = await resolveStatus(tx, workspaceId, input.status)

@@ -3,9 +3,8 @@ import type { Db } from '../../db/client.ts'
 import { endUsers, posts, users, votes } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
-import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../events/service.ts'
-import { resolveActor, type OnBehalf } from '../feedback/actor.ts'
+import { resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { envelope, totalOf, type Page } from '../feedback/paging.ts'
 
@@ -13,7 +12,7 @@ import { envelope, totalOf, type Page } from '../feedback/paging.ts'
  * Toggles the voter's vote. The insert-or-delete and the counter update run in one transaction on the
  * post's locked row, so concurrent toggles keep `vote_count` equal to the number of vote rows.
  */
-export async function toggleVote(db: Db, workspaceId: string, caller: Caller, postId: string, onBehalf: OnBehalf) {
+export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCaller, postId: string, onBehalf: OnBehalf) {
   if (caller.kind === 'api_key' && onBehalf.email === undefined && onBehalf.end_user_id === undefined) {
     throw invalid(['body', 'email'], 'With an API key, name the voter with email or end_user_id')
   }
