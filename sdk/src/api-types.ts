@@ -40,6 +40,7 @@ export type Board = ResponseOf<'getBoard'>
 export type Status = ItemOf<ResponseOf<'listStatuses'>>
 export type Label = ItemOf<ResponseOf<'listLabels'>>
 export type LabelCreateParams = BodyOf<'createLabel'>
+export type LabelUpdateParams = BodyOf<'updateLabel'>
 
 export type Post = ResponseOf<'getPost'>
 export type PostListItem = ItemOf<ResponseOf<'listPosts'>>

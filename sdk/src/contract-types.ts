@@ -198,6 +198,8 @@ export interface ContractOperations {
   listStatuses: { response: Status[] }
   listLabels: { response: Label[] }
   createLabel: { body: LabelCreate; response: Label }
+  updateLabel: { body: Partial<LabelCreate>; response: Label }
+  deleteLabel: { response: undefined }
   listPosts: { query: PostListQuery; response: Page<Post> }
   createPost: { body: PostCreate; response: Post }
   getPost: { response: Post }

@@ -17,6 +17,8 @@ export const ROUTES = {
   listStatuses: 'GET /statuses',
   listLabels: 'GET /labels',
   createLabel: 'POST /labels',
+  updateLabel: 'PATCH /labels/{label_id}',
+  deleteLabel: 'DELETE /labels/{label_id}',
 
   listPosts: 'GET /boards/{board_slug}/posts',
   createPost: 'POST /boards/{board_slug}/posts',

@@ -1,34 +1,20 @@
 // The published artefact, not the sources: `npm pack` in sdk/, unpack as a consumer's node_modules
 // would hold it, then import it with Node through the package's `exports` and typecheck against its .d.ts.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { json, startFakeApi } from '../helpers/fake-api.ts'
+import { packedSdk, run, type PackedSdk } from '../helpers/packed-sdk.ts'
 
-const SDK_DIR = new URL('../../sdk/', import.meta.url).pathname
 const TSC = new URL('../../node_modules/typescript/bin/tsc', import.meta.url).pathname
 let consumer: string
-let packed: { filename: string; files: { path: string }[] }
-
-/** Asynchronous, so a fake server in this process can answer the child meanwhile. */
-async function run(command: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = Bun.spawn(command, { cwd, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, exitCode] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
-  if (exitCode !== 0) throw new Error(`${command.join(' ')} failed (${exitCode}):\n${stdout}\n${stderr}`)
-  return stdout
-}
+let packed: PackedSdk
 
 beforeAll(async () => {
-  consumer = await mkdtemp(join(tmpdir(), 'chorus-sdk-pack-'))
-  ;[packed] = JSON.parse(await run(['npm', 'pack', '--json', '--pack-destination', consumer], SDK_DIR))
-  const installed = join(consumer, 'node_modules/@chorus/sdk')
-  await mkdir(installed, { recursive: true })
-  await run(['tar', '-xzf', join(consumer, packed.filename), '-C', installed, '--strip-components=1'], consumer)
-  await writeFile(join(consumer, 'package.json'), JSON.stringify({ type: 'module', private: true }))
+  packed = await packedSdk()
+  consumer = packed.consumer
 }, 60_000)
-afterAll(() => rm(consumer, { recursive: true, force: true }))
 
 describe('npm pack', () => {
   test('ships the built ESM, declarations, README and document, and nothing else', () => {

@@ -1,5 +1,5 @@
 // Boards, statuses and labels: what posts are filed under. Board and status writes are dashboard-only.
-import type { Board, LabelCreateParams, ResponseOf } from '../api-types.js'
+import type { Board, LabelCreateParams, LabelUpdateParams, ResponseOf } from '../api-types.js'
 import type { RequestOptions } from '../core/request.js'
 import { APIResource } from './resource.js'
 
@@ -26,5 +26,13 @@ export class Labels extends APIResource {
 
   create(params: LabelCreateParams, options?: RequestOptions): Promise<ResponseOf<'createLabel'>> {
     return this.client.call('createLabel', { ...options, body: params })
+  }
+
+  update(labelId: string, params: LabelUpdateParams, options?: RequestOptions): Promise<ResponseOf<'updateLabel'>> {
+    return this.client.call('updateLabel', { ...options, path: { label_id: labelId }, body: params })
+  }
+
+  delete(labelId: string, options?: RequestOptions): Promise<void> {
+    return this.client.call('deleteLabel', { ...options, path: { label_id: labelId } }).then(() => undefined)
   }
 }

@@ -1,0 +1,117 @@
+// The packed SDK (the npm tarball's dist, not the sources) against the real server on a port:
+// every resource it exposes, pagination across pages, typed errors and a retried 429.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { posts } from '../../server/db/schema/index.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startHarness, type Harness } from '../helpers/harness.ts'
+import { packedSdk } from '../helpers/packed-sdk.ts'
+
+type Sdk = typeof import('../../sdk/src/index.ts')
+
+let h: Harness
+let sdk: Sdk
+let ws: WorkspaceFixture
+let baseUrl: string
+let key: string
+let server: { stop(): void }
+
+beforeAll(async () => {
+  sdk = (await import((await packedSdk()).entry)) as Sdk
+  h = await startHarness({ RATE_LIMIT_PER_KEY: '100' })
+  const listening = h.app.listen({ port: 0, hostname: '127.0.0.1' })
+  server = { stop: () => void listening.stop() }
+  baseUrl = `http://127.0.0.1:${listening.server!.port}/api/v1`
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  key = await ws.key()
+}, 90_000)
+afterAll(async () => {
+  server.stop()
+  await h.close()
+})
+
+const client = (options: Partial<ConstructorParameters<Sdk['Chorus']>[0]> = {}) => new sdk.Chorus({ apiKey: key, baseUrl, ...options })
+
+describe('packed SDK against the live server', () => {
+  test('workspaces, boards, statuses and labels', async () => {
+    const chorus = client()
+    const [workspace] = await chorus.workspaces.list()
+    expect(workspace?.slug).toBe(ws.slug)
+    expect((await chorus.workspaces.get(ws.slug)).id).toBe(ws.id)
+    expect((await chorus.boards.list()).map((board) => board.slug)).toEqual(['ideas'])
+    expect((await chorus.boards.get('ideas')).name).toBe('Ideas')
+    expect((await chorus.statuses.list()).find((status) => status.is_default)?.name).toBe('Open')
+    const label = await chorus.labels.create({ name: 'User experience', color: '#8b5cf6' })
+    expect(label.slug).toBe('user-experience')
+    expect((await chorus.labels.update(label.id, { name: 'UX' })).name).toBe('UX')
+    expect((await chorus.labels.list()).map((l) => l.id)).toContain(label.id)
+    await chorus.labels.delete(label.id)
+    expect(await chorus.labels.list()).toEqual([])
+  })
+
+  test('posts, comments and votes, with every page walked by for await', async () => {
+    const chorus = client()
+    const created = await chorus.posts.create({ board: 'ideas', title: 'Dark mode', body: 'Please', email: 'ada@example.com' })
+    expect(created.author).toMatchObject({ type: 'end_user', email: 'ada@example.com' })
+    expect((await chorus.posts.get(created.id)).title).toBe('Dark mode')
+    expect((await chorus.posts.update(created.id, { status: 'Planned' })).status).toBe('Planned')
+
+    const comment = await chorus.comments.create(created.id, { body: 'Yes please', email: 'grace@example.com' })
+    expect((await chorus.comments.get(comment.id)).body).toBe('Yes please')
+    expect((await chorus.comments.update(comment.id, { body: 'Yes, please' })).body).toBe('Yes, please')
+    const comments = []
+    for await (const item of chorus.comments.list(created.id)) comments.push(item)
+    expect(comments.map((c) => c.id)).toEqual([comment.id])
+    await chorus.comments.delete(comment.id)
+
+    expect(await chorus.votes.toggle(created.id, { email: 'fan@example.com' })).toEqual({ voted: true, votes: 1 })
+    const voters = []
+    for await (const vote of chorus.votes.list(created.id)) voters.push(vote.voter.email)
+    expect(voters).toEqual(['fan@example.com'])
+
+    for (let i = 0; i < 6; i++) await chorus.posts.create({ board: 'ideas', title: `Idea ${i}` })
+    const seen: string[] = []
+    for await (const post of chorus.posts.list({ board: 'ideas', per_page: 3 })) seen.push(post.id)
+    expect(seen).toHaveLength(7)
+    expect(new Set(seen).size).toBe(7)
+    const firstPage = await chorus.posts.list({ board: 'ideas', per_page: 3 })
+    expect(firstPage).toMatchObject({ page: 1, per_page: 3, total: 7, total_pages: 3 })
+
+    const duplicate = await chorus.posts.create({ board: 'ideas', title: 'Dark theme' })
+    const merged = await chorus.posts.merge(duplicate.id, { into_post_id: created.id })
+    expect(merged.post.merged_into).toBe(created.id)
+    await chorus.posts.delete(duplicate.id)
+    expect(await h.db.select().from(posts).where(eq(posts.id, duplicate.id))).toHaveLength(0)
+  })
+
+  test('typed errors carry status, code, request id and detail', async () => {
+    const wrongKey = new sdk.Chorus({ apiKey: `chorus_sk_${'A'.repeat(32)}`, baseUrl, maxRetries: 0 })
+    const unauthenticated = await wrongKey.posts.get('post_x').catch((error) => error)
+    expect(unauthenticated).toBeInstanceOf(sdk.AuthenticationError)
+    expect(unauthenticated).toMatchObject({ status: 401, code: 'INVALID_API_KEY' })
+    expect(unauthenticated.requestId).toMatch(/^req_/)
+
+    const readOnly = new sdk.Chorus({ apiKey: await ws.key(['posts:read']), baseUrl, maxRetries: 0 })
+    const forbidden = await readOnly.posts.create({ board: 'ideas', title: 'x' }).catch((error) => error)
+    expect(forbidden).toBeInstanceOf(sdk.PermissionError)
+    expect(forbidden).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' })
+
+    const missing = await client().posts.get('post_missing').catch((error) => error)
+    expect(missing).toBeInstanceOf(sdk.NotFoundError)
+
+    const invalid = await client().posts.create({ board: 'ideas', title: '' }).catch((error) => error)
+    expect(invalid).toBeInstanceOf(sdk.ValidationError)
+    expect(invalid.status).toBe(422)
+    expect(invalid.detail[0].loc).toEqual(['body', 'title'])
+  })
+
+  test('429: a RateLimitError after the retries are spent, carrying Retry-After', async () => {
+    const boards = new sdk.Chorus({ apiKey: await ws.key(['boards:read']), baseUrl, maxRetries: 0 })
+    let limited: any
+    for (let i = 0; i < 105 && !limited; i++) limited = await boards.boards.list().then(() => undefined, (e) => e)
+    expect(limited).toBeInstanceOf(sdk.RateLimitError)
+    expect(limited.status).toBe(429)
+    expect(limited.retryAfter).toBeGreaterThan(0)
+  })
+})
