@@ -1,5 +1,5 @@
-// `<prefix>_<time><random>`: 9 base36 chars of milliseconds (sortable until year 5188), then 16 base36
-// chars from 11 random bytes (> 80 bits). Lowercase [0-9a-z] only, so ids are URL- and slug-safe.
+// `<prefix>_<time><random>`: 9 base36 chars of milliseconds (sortable until year 5188), then 16 uniformly
+// random base36 chars (82.7 bits). Lowercase [0-9a-z] only, so ids are URL- and slug-safe.
 
 export const ID_PREFIXES = {
   workspace: 'ws', user: 'usr', invitation: 'inv', board: 'brd', post: 'post', comment: 'cmt',
@@ -13,11 +13,17 @@ export type IdKind = keyof typeof ID_PREFIXES
 
 const RANDOM_CHARS = 16
 
+const BASE36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+
+/** Rejection sampling (bytes ≥ 252 are dropped) keeps every character uniform. */
 function randomBase36(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(11))
-  let value = 0n
-  for (const byte of bytes) value = (value << 8n) | BigInt(byte)
-  return value.toString(36).padStart(length, '0').slice(-length)
+  let out = ''
+  while (out.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length + 4))) {
+      if (byte < 252 && out.length < length) out += BASE36[byte % 36]
+    }
+  }
+  return out
 }
 
 export function newId(kind: IdKind): string {
