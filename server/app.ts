@@ -13,6 +13,7 @@ import { postsModule } from './modules/posts/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { votesModule } from './modules/votes/index.ts'
+import { webhooksModule } from './modules/webhooks/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { errorHandler } from './plugins/errors.ts'
 import { requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
@@ -31,6 +32,7 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(postsModule(ctx))
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
+    .use(webhooksModule(ctx))
 }
 
 export interface CreateAppOptions {

@@ -1,3 +1,5 @@
 export * from './accounts.ts'
 export * from './workspaces.ts'
 export * from './feedback.ts'
+export * from './webhooks.ts'
+export * from './notifications.ts'
