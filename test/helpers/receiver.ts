@@ -45,11 +45,13 @@ export async function startReceiver(respond: Responder = () => new Response('ok'
 }
 
 /** Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes (throws). */
-export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>
+
+export async function eventually<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
-    if (value) return value as NonNullable<T>
+    if (value) return value as Truthy<T>
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`)
     await Bun.sleep(20)
   }
