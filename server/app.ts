@@ -9,7 +9,9 @@ import { billingModule } from './modules/billing/index.ts'
 import { docsModule } from './modules/docs/index.ts'
 import { healthModule } from './modules/health/index.ts'
 import { membersModule } from './modules/members/index.ts'
+import { notificationsModule } from './modules/notifications/index.ts'
 import { postsModule } from './modules/posts/index.ts'
+import { sendingDomainModule } from './modules/sending-domain/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { votesModule } from './modules/votes/index.ts'
@@ -33,6 +35,8 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
     .use(webhooksModule(ctx))
+    .use(notificationsModule(ctx))
+    .use(sendingDomainModule(ctx))
 }
 
 export interface CreateAppOptions {

@@ -24,17 +24,23 @@ async function orEmpty<T>(query: Promise<T[]>): Promise<T[]> {
  * addresses come from getaddrinfo, so /etc/hosts applies as it would for any client on the machine.
  */
 export function createDns(server: string | undefined, timeoutMs = 3000): Dns {
-  const resolver = new Resolver({ timeout: timeoutMs, tries: 2 })
-  if (server) resolver.setServers([server])
+  // A resolver per question: each one keeps its own cache, and a cached "not found" would hide a record
+  // that was just published (custom-domain checks) or an answer that just changed (webhook targets).
+  const resolver = () => {
+    const fresh = new Resolver({ timeout: timeoutMs, tries: 2 })
+    if (server) fresh.setServers([server])
+    return fresh
+  }
   return {
     async addresses(host) {
       if (!server) return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
-      const [v4, v6] = await Promise.all([orEmpty(resolver.resolve4(host)), orEmpty(resolver.resolve6(host))])
+      const ask = resolver()
+      const [v4, v6] = await Promise.all([orEmpty(ask.resolve4(host)), orEmpty(ask.resolve6(host))])
       return [...v4, ...v6]
     },
     async txt(name) {
-      return (await orEmpty(resolver.resolveTxt(name))).map((chunks) => chunks.join(''))
+      return (await orEmpty(resolver().resolveTxt(name))).map((chunks) => chunks.join(''))
     },
-    cname: (name) => orEmpty(resolver.resolveCname(name)),
+    cname: (name) => orEmpty(resolver().resolveCname(name)),
   }
 }

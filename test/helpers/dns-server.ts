@@ -17,12 +17,12 @@ export async function startDnsServer() {
       const response = Packet.createResponseFromRequest(request)
       for (const question of request.questions) {
         const name = question.name.toLowerCase()
-        const answer = (record: { address?: string; data?: string; domain?: string }) =>
+        const answer = (record: { address?: string; data?: string[]; domain?: string }) =>
           response.answers.push(Packet.createResourceFromQuestion(question, { ttl: 1, ...record }))
         queries.push(`${Packet.TYPE_NAME[question.type]} ${name}`)
         if (question.type === Packet.TYPE.A) for (const address of records.A.get(name) ?? []) answer({ address })
         if (question.type === Packet.TYPE.AAAA) for (const address of records.AAAA.get(name) ?? []) answer({ address })
-        if (question.type === Packet.TYPE.TXT) for (const data of records.TXT.get(name) ?? []) answer({ data })
+        if (question.type === Packet.TYPE.TXT) for (const text of records.TXT.get(name) ?? []) answer({ data: text.match(/.{1,255}/g) ?? [''] }) // 255-byte strings, as DNS needs
         const cname = records.CNAME.get(name)
         if (question.type === Packet.TYPE.CNAME && cname) answer({ domain: cname })
       }
