@@ -59,6 +59,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     current.onmessage = (event: MessageEvent<ToMain>) => {
       const message = event.data
       if (message.type === 'ready') {
+        ctx.log.info('webhook worker ready', { claims: claimInWorker ? 'in the worker' : 'in the main thread', owner })
         isReady = true
         readyWaiters.splice(0).forEach((waiter) => waiter.resolve())
       } else if (message.type === 'result') {
