@@ -4,7 +4,7 @@
 import type { Db } from '../../db/client.ts'
 import type { Logger } from '../../lib/log.ts'
 import type { SealKey } from '../../lib/seal.ts'
-import { claimDeliveries, dispatchEvents, recordAttempt, releaseClaim } from './queue.ts'
+import { claimDeliveries, dispatchEvents, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
 
 export interface LoopOptions {
@@ -26,75 +26,75 @@ export interface DeliveryLoop {
   stop(): Promise<void>
 }
 
+/** While busy, the loop takes this breath between rounds so finished attempts are recorded in batches. */
+const BUSY_PAUSE_MS = 10
+
 export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const { db, owner, log } = options
   const pollMs = options.pollMs ?? 100
   const maxInFlight = options.maxInFlight ?? 64
   const inFlight = new Set<Promise<void>>()
+  let finished: Attempt[] = []
   let stopped = false
-  let wake: (() => void) | undefined
-
-  const pause = (ms: number) => new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      wake = undefined
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    wake = done
-  })
 
   async function deliver(job: DeliveryJob) {
-    let result: AttemptResult
     try {
-      result = await options.send(job)
+      finished.push({ job, result: await options.send(job) })
     } catch (error) {
       // The attempt did not complete (the worker went away): hand the claim back for the next try.
       log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: String(error) })
       await releaseClaim(db, owner, job).catch(() => {})
-      return
-    }
-    try {
-      await recordAttempt(db, owner, job, result, { retryScale: options.retryScale, sentBy: options.sentBy })
-    } catch (error) {
-      // Unrecorded, the claim lapses and the delivery is sent again: at-least-once.
-      log.error('webhook attempt not recorded', { webhook_id: job.webhookId, event_id: job.eventId, error: String(error) })
     }
   }
 
-  async function tick(): Promise<boolean> {
+  async function flush() {
+    const batch = finished
+    finished = []
+    const settings = { retryScale: options.retryScale, sentBy: options.sentBy }
+    try {
+      await recordAttempts(db, owner, batch, settings)
+    } catch {
+      // One bad attempt must not sink the batch: record them one by one. What still fails is sent again once its claim lapses (at-least-once).
+      for (const attempt of batch) {
+        await recordAttempts(db, owner, [attempt], settings).catch((error) =>
+          log.error('webhook attempt not recorded', { webhook_id: attempt.job.webhookId, event_id: attempt.job.eventId, error: String(error), cause: String((error as Error).cause ?? '') }))
+      }
+    }
+  }
+
+  /** One round: record what finished, fan out new events, claim what is due. True when there was work. */
+  async function round(): Promise<boolean> {
+    const recorded = finished.length
+    await flush()
     const dispatched = await dispatchEvents(db)
     const room = maxInFlight - inFlight.size
     const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.sealKey) : []
     for (const job of jobs) {
-      const running: Promise<void> = deliver(job).finally(() => {
-        inFlight.delete(running)
-        wake?.()
-      })
+      const running: Promise<void> = deliver(job).finally(() => inFlight.delete(running))
       inFlight.add(running)
     }
-    return dispatched > 0 || jobs.length > 0
+    return recorded > 0 || dispatched > 0 || jobs.length > 0 || inFlight.size > 0
   }
 
   const running = (async () => {
     while (!stopped) {
       let busy = false
       try {
-        busy = await tick()
+        busy = await round()
       } catch (error) {
         if (stopped) break
         log.error('webhook delivery loop', { error: String(error) })
-        await pause(1000)
+        await Bun.sleep(1000)
       }
-      if (!busy && !stopped) await pause(pollMs)
+      if (!stopped) await Bun.sleep(busy ? BUSY_PAUSE_MS : pollMs)
     }
     await Promise.allSettled(inFlight)
+    await flush()
   })()
 
   return {
     async stop() {
       stopped = true
-      wake?.()
       await running
     },
   }

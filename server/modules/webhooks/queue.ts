@@ -114,11 +114,23 @@ export function outcomeOf(job: Pick<DeliveryJob, 'attempt' | 'manual'>, result: 
   return { status: 'pending', nextAttemptAt: new Date(now + wait), disable: false }
 }
 
-/** Logs the attempt and moves the delivery on, in one transaction; a claim lost meanwhile is left to its new owner. */
-export async function recordAttempt(db: Db, owner: number, job: DeliveryJob, result: AttemptResult, settings: { retryScale: number; sentBy: string }) {
-  const outcome = outcomeOf(job, result, settings.retryScale)
+export interface Attempt { job: DeliveryJob; result: AttemptResult }
+
+/**
+ * Logs a batch of attempts and moves each delivery on, in one transaction (one insert, one update),
+ * so recording keeps up with hundreds of deliveries a second. A claim lost meanwhile is left to its new owner.
+ */
+export async function recordAttempts(db: Db, owner: number, attempts: Attempt[], settings: { retryScale: number; sentBy: string }) {
+  if (!attempts.length) return
+  const outcomes = attempts.map(({ job, result }) => ({ job, result, outcome: outcomeOf(job, result, settings.retryScale) }))
   await db.transaction(async (tx) => {
-    await tx.insert(webhookDeliveryLogs).values({
+    // An endpoint deleted while its attempt was in flight takes its logs with it; one such attempt must
+    // not sink the batch. FOR SHARE holds the others until the logs are in.
+    const live = await tx.select({ id: webhooks.id }).from(webhooks).where(inArray(webhooks.id, [...new Set(outcomes.map(({ job }) => job.webhookId))])).for('share')
+    const kept = new Set(live.map((row) => row.id))
+    const rows = outcomes.filter(({ job }) => kept.has(job.webhookId))
+    if (!rows.length) return
+    await tx.insert(webhookDeliveryLogs).values(rows.map(({ job, result }) => ({
       id: newId('deliveryLog'),
       webhookId: job.webhookId,
       eventId: job.eventId,
@@ -130,11 +142,15 @@ export async function recordAttempt(db: Db, owner: number, job: DeliveryJob, res
       error: result.error,
       durationMs: result.durationMs,
       sentBy: settings.sentBy,
-    })
-    await tx.update(webhookDeliveries)
-      .set({ status: outcome.status, attempts: job.attempt, nextAttemptAt: outcome.nextAttemptAt ?? sql`now()`, manual: false, leaseOwner: null, leaseUntil: null, updatedAt: sql`now()` })
-      .where(and(eq(webhookDeliveries.webhookId, job.webhookId), eq(webhookDeliveries.eventId, job.eventId), eq(webhookDeliveries.leaseOwner, owner)))
-    if (outcome.disable) await disableEndpoint(tx, job.webhookId, 'The receiver answered 410 Gone')
+    })))
+    const values = sql.join(rows.map(({ job, outcome }) =>
+      sql`(${job.webhookId}, ${job.eventId}, ${outcome.status}, ${job.attempt}::int, ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz)`), sql`, `)
+    await tx.execute(sql`
+      update webhook_deliveries d set status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_attempt_at, now()),
+        manual = false, lease_owner = null, lease_until = null, updated_at = now()
+      from (values ${values}) as v(webhook_id, event_id, status, attempts, next_attempt_at)
+      where d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.lease_owner = ${owner}`)
+    for (const { job } of rows.filter((row) => row.outcome.disable)) await disableEndpoint(tx, job.webhookId, 'The receiver answered 410 Gone')
   })
 }
 
