@@ -24,23 +24,32 @@ async function orEmpty<T>(query: Promise<T[]>): Promise<T[]> {
  * addresses come from getaddrinfo, so /etc/hosts applies as it would for any client on the machine.
  */
 export function createDns(server: string | undefined, timeoutMs = 3000): Dns {
-  // A resolver per question: each one keeps its own cache, and a cached "not found" would hide a record
-  // that was just published (custom-domain checks) or an answer that just changed (webhook targets).
-  const resolver = () => {
-    const fresh = new Resolver({ timeout: timeoutMs, tries: 2 })
-    if (server) fresh.setServers([server])
-    return fresh
+  // Records (custom-domain checks) get a resolver per question: each keeps its own cache, and a cached
+  // "not found" would hide a record that was just published. Each is held until its answers arrive.
+  const inUse = new Set<Resolver>()
+  async function ask<T>(query: (resolver: Resolver) => Promise<T>): Promise<T> {
+    const resolver = new Resolver({ timeout: timeoutMs, tries: 2 })
+    if (server) resolver.setServers([server])
+    inUse.add(resolver)
+    try {
+      return await query(resolver)
+    } finally {
+      inUse.delete(resolver)
+    }
   }
+  // Host addresses (webhook targets) go through one long-lived resolver: a per-question one can leave
+  // its queries unanswered inside a worker thread, and a cached address is still the one that gets checked.
+  const hosts = new Resolver({ timeout: timeoutMs, tries: 2 })
+  if (server) hosts.setServers([server])
   return {
     async addresses(host) {
       if (!server) return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address)
-      const ask = resolver()
-      const [v4, v6] = await Promise.all([orEmpty(ask.resolve4(host)), orEmpty(ask.resolve6(host))])
+      const [v4, v6] = await Promise.all([orEmpty(hosts.resolve4(host)), orEmpty(hosts.resolve6(host))])
       return [...v4, ...v6]
     },
     async txt(name) {
-      return (await orEmpty(resolver().resolveTxt(name))).map((chunks) => chunks.join(''))
+      return (await ask((resolver) => orEmpty(resolver.resolveTxt(name)))).map((chunks) => chunks.join(''))
     },
-    cname: (name) => orEmpty(resolver().resolveCname(name)),
+    cname: (name) => ask((resolver) => orEmpty(resolver.resolveCname(name))),
   }
 }

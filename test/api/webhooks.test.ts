@@ -15,6 +15,8 @@ let other: WorkspaceFixture
 let dns: Awaited<ReturnType<typeof startDnsServer>>
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 let runner: WebhookRunner
+// hooks.example.com resolves to a public address that no test may contact: only the rebinding test makes
+// a post (in its own workspace), and the events inserted for log tests are of a kind no endpoint here takes.
 let api: ReturnType<Harness['client']>
 const base = (slug = ws.slug) => `/api/v1/workspaces/${slug}/webhooks`
 const valid = { url: 'https://hooks.example.com/chorus', events: ['post.created', 'status.changed'] }
@@ -128,17 +130,23 @@ describe('SSRF guard', () => {
   })
 
   test('a name that passed at creation but resolves to loopback at delivery is refused then, without connecting', async () => {
+    // Its own workspace: the endpoints of the others point at a public address that no test may contact.
+    const own = await workspaceFixture(h)
+    await boardFixture(h, own.id, 'ideas')
+    const ownApi = h.client({ authorization: `Bearer ${await own.key()}` })
     dns.records.A.set('rebind.example.com', ['93.184.216.34'])
-    const created = await api.post(base(), { url: `http://rebind.example.com:${receiver.port}/rebind`, events: ['post.created'] })
+    const created = await ownApi.post(base(own.slug), { url: `http://rebind.example.com:${receiver.port}/rebind`, events: ['post.created'] })
     expect(created.status).toBe(201)
     dns.records.A.set('rebind.example.com', ['127.0.0.1'])
-    await api.post('/api/v1/boards/ideas/posts', { title: 'Rebinding' })
-    const [log] = await eventually(async () => { const logs = (await api.get(`${base()}/${created.body.id}/logs`)).body; return logs.length && logs })
-    expect(log).toMatchObject({ success: false, response_status: null, attempt: 1 })
-    expect(log.error).toMatch(/^Refused: rebind\.example\.com resolves to 127\.0\.0\.1/)
-    expect(receiver.to('/rebind')).toHaveLength(0)
-    await api.delete(`${base()}/${created.body.id}`)
-  })
+    const rebindPost = await ownApi.post('/api/v1/boards/ideas/posts', { title: 'Rebinding' })
+    expect(rebindPost.status).toBe(201)
+    {
+      const [log] = await eventually(async () => { const logs = (await ownApi.get(`${base(own.slug)}/${created.body.id}/logs`)).body; return logs.length && logs })
+      expect(log).toMatchObject({ success: false, response_status: null, attempt: 1 })
+      expect(log.error).toMatch(/^Refused: rebind\.example\.com resolves to 127\.0\.0\.1/)
+      expect(receiver.to('/rebind')).toHaveLength(0)
+    }
+  }, 20_000)
 })
 
 describe('credentials and workspaces', () => {
@@ -161,9 +169,11 @@ describe('credentials and workspaces', () => {
   test("another workspace's endpoints, logs and slug are 404", async () => {
     const theirs = await other.owner.post(base(other.slug), valid)
     expect(theirs.status).toBe(201)
+    // The retry below queues a real delivery: point it where the guard refuses it, never at the public address.
+    await h.db.update(webhooks).set({ url: 'http://127.0.0.1:9/refused' }).where(eq(webhooks.id, theirs.body.id))
     const logId = newId('deliveryLog')
     const eventId = newId('event')
-    await h.db.insert(events).values({ id: eventId, workspaceId: other.id, type: 'post.created', data: {} })
+    await h.db.insert(events).values({ id: eventId, workspaceId: other.id, type: 'vote.deleted', data: {} })
     await h.db.insert(webhookDeliveryLogs).values({ id: logId, webhookId: theirs.body.id, eventId, eventType: 'post.created', attempt: 1, success: true, durationMs: 3 })
     expect((await api.get(base(other.slug))).status).toBe(404)
     expect((await api.patch(`${base()}/${theirs.body.id}`, { enabled: false })).status).toBe(404)
@@ -181,7 +191,7 @@ describe('delivery logs', () => {
   beforeAll(async () => {
     webhookId = (await api.post(base(), valid)).body.id
     await api.patch(`${base()}/${webhookId}`, { enabled: false })
-    await h.db.insert(events).values({ id: eventId, workspaceId: ws.id, type: 'post.created', data: {} })
+    await h.db.insert(events).values({ id: eventId, workspaceId: ws.id, type: 'vote.deleted', data: {} })
     const start = Date.now() - 60_000
     await h.db.insert(webhookDeliveryLogs).values(Array.from({ length: 7 }, (_, i) => ({
       id: newId('deliveryLog'), webhookId, eventId, eventType: 'post.created', attempt: i + 1, success: i === 6,

@@ -105,7 +105,12 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
       owner: mainOwner,
       send: (job: DeliveryJob) => new Promise<AttemptResult>((resolve, reject) => {
         const id = ++nextId
-        pending.set(id, { resolve, reject })
+        // A worker that never answers must not hold the claim forever: past the HTTP timeout, give it back.
+        const timer = setTimeout(() => {
+          pending.delete(id)
+          reject(new Error('the webhook worker did not answer'))
+        }, 30_000)
+        pending.set(id, { resolve: (result) => (clearTimeout(timer), resolve(result)), reject: (error) => (clearTimeout(timer), reject(error)) })
         worker.postMessage({ type: 'send', id, job } satisfies ToWorker)
       }),
       sealKey: await sealKey(ctx.config.secretKey),

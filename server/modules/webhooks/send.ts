@@ -41,13 +41,18 @@ async function readPrefix(response: Response): Promise<string> {
   const reader = response.body.getReader()
   const chunks: Uint8Array[] = []
   let size = 0
+  let done = false
   while (size < RESPONSE_BODY_LIMIT) {
-    const { done, value } = await reader.read()
-    if (done) break
-    chunks.push(value)
-    size += value.length
+    const next = await reader.read()
+    if (next.done) {
+      done = true
+      break
+    }
+    chunks.push(next.value)
+    size += next.value.length
   }
-  await reader.cancel().catch(() => {})
+  // Only an unfinished body is cancelled, and not awaited: a cancel on a finished stream can stay pending.
+  if (!done) void reader.cancel().catch(() => {})
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT))
 }
 
