@@ -19,6 +19,8 @@ export interface LoopOptions {
   log: Logger
   pollMs?: number
   maxInFlight?: number
+  /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
+  recordEach?: boolean
 }
 
 export interface DeliveryLoop {
@@ -39,7 +41,9 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
 
   async function deliver(job: DeliveryJob) {
     try {
-      finished.push({ job, result: await options.send(job) })
+      const attempt = { job, result: await options.send(job) }
+      if (options.recordEach) await record([attempt])
+      else finished.push(attempt)
     } catch (error) {
       // The attempt did not complete (the worker went away): hand the claim back for the next try.
       log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: String(error) })
@@ -50,6 +54,10 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   async function flush() {
     const batch = finished
     finished = []
+    await record(batch)
+  }
+
+  async function record(batch: Attempt[]) {
     const settings = { retryScale: options.retryScale, sentBy: options.sentBy }
     try {
       await recordAttempts(db, owner, batch, settings)

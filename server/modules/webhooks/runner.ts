@@ -118,6 +118,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
       sentBy: base.sentBy,
       log: ctx.log,
       pollMs: base.pollMs,
+      recordEach: true,
     })
   }
 
