@@ -14,14 +14,17 @@ import { healthModule } from './modules/health/index.ts'
 import { jwtConfigModule } from './modules/jwt-config/index.ts'
 import { labelsModule } from './modules/labels/index.ts'
 import { membersModule } from './modules/members/index.ts'
+import { notificationsModule } from './modules/notifications/index.ts'
 import { postsModule } from './modules/posts/index.ts'
 import { publicModule } from './modules/public/index.ts'
 import { statusesModule } from './modules/statuses/index.ts'
+import { sendingDomainModule } from './modules/sending-domain/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { viewsModule } from './modules/views/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { widgetModule } from './modules/widget/index.ts'
+import { webhooksModule } from './modules/webhooks/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
@@ -49,6 +52,9 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(jwtConfigModule(ctx))
     .use(identifyModule(ctx))
     .use(publicWritesModule(ctx))
+    .use(webhooksModule(ctx))
+    .use(notificationsModule(ctx))
+    .use(sendingDomainModule(ctx))
 }
 
 export interface CreateAppOptions {

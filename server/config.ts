@@ -34,6 +34,8 @@ export interface Config {
   allowedOrigins: string[]
   webhookAllowPrivate: boolean
   webhookRetryScale: number
+  /** `host:port` of the DNS server for custom-domain checks and webhook host resolution; undefined: the system's. */
+  dnsResolver: string | undefined
   billing: boolean
   billingWebhookSecret: string | undefined
   idpIssuers: { US?: string; EU?: string }
@@ -110,6 +112,16 @@ function origins(env: Env, name: string): string[] {
   })
 }
 
+/** An IP address with an optional port (default 53): `ip`, `ip:port`, `[ipv6]`, `[ipv6]:port`. DNS servers are named by address. */
+function ipAndPort(env: Env, name: string): string | undefined {
+  const raw = text(env, name)
+  if (raw === undefined) return undefined
+  const match = /^(\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\])(?::(\d{1,5}))?$/.exec(raw)
+  const port = Number(match?.[2] ?? 53)
+  if (!match || port < 1 || port > 65535) throw new ConfigError(name, `must be an IP address and port like 127.0.0.1:53, got "${raw}"`)
+  return `${match[1]}:${port}`
+}
+
 function s3(env: Env): S3Config | undefined {
   const bucket = text(env, 'S3_BUCKET')
   if (!bucket) return undefined
@@ -168,6 +180,7 @@ export function getConfig(env: Env): Config {
     allowedOrigins: origins(env, 'ALLOWED_ORIGINS'),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetryScale: positiveNumber(env, 'WEBHOOK_RETRY_SCALE', 1),
+    dnsResolver: ipAndPort(env, 'DNS_RESOLVER'),
     billing: billingRaw === 'on',
     billingWebhookSecret: text(env, 'BILLING_WEBHOOK_SECRET'),
     idpIssuers: {

@@ -3,6 +3,8 @@ import { createApp } from './app.ts'
 import { ConfigError, getConfig, type Config } from './config.ts'
 import { openDatabase } from './db/client.ts'
 import { randomToken } from './lib/crypto.ts'
+import { startNotificationMailer } from './modules/notifications/mailer.ts'
+import { startWebhookRunner } from './modules/webhooks/runner.ts'
 
 /** SECRET_KEY from the environment, or one generated once and kept under DATA_DIR (a single-instance convenience). */
 async function resolveSecret(config: Config): Promise<string> {
@@ -35,14 +37,18 @@ async function main() {
   const { app, ctx } = await createApp({ config, database })
   app.listen({ port: config.port, hostname: '0.0.0.0' })
   ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver })
+  const webhooks = await startWebhookRunner(ctx)
+  const mailer = startNotificationMailer(ctx)
 
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
     stopping = true
     ctx.log.info('shutting down', { signal })
-    // Stop accepting, let in-flight requests finish, then close the pool.
+    // Stop accepting, let in-flight requests finish, let the worker record attempts in flight, then close the pool.
     await app.stop()
+    await webhooks.stop()
+    await mailer.stop()
     ctx.limiter.close()
     await database.close()
     process.exit(0)

@@ -10,6 +10,12 @@ export interface MailMessage {
   subject: string
   text: string
   html?: string
+  /** Defaults to EMAIL_FROM; a workspace's verified sending domain sets its own. */
+  from?: { name: string; address: string }
+  /** Envelope sender (bounces), e.g. on a custom domain's return-path host. */
+  returnPath?: string
+  /** Signs the message (nodemailer's DKIM option), for mail from a custom sending domain. */
+  dkim?: { domainName: string; keySelector: string; privateKey: string }
 }
 
 export interface Mailer {
@@ -22,12 +28,20 @@ export function createMailer(config: Config, db: Db, log: Logger): Mailer {
   return {
     async send(message) {
       if (!config.smtpUrl) {
-        await db.insert(emailOutbox).values({ id: newId('email'), ...message, html: message.html ?? null })
+        await db.insert(emailOutbox).values({ id: newId('email'), to: message.to, subject: message.subject, text: message.text, html: message.html ?? null })
         log.info('email stored in outbox (SMTP_URL is not set)', { to: message.to, subject: message.subject, text: message.text })
         return
       }
       transport ??= createTransport(config.smtpUrl)
-      await transport.sendMail({ from: config.emailFrom, ...message })
+      await transport.sendMail({
+        from: message.from ?? config.emailFrom,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        envelope: message.returnPath ? { from: message.returnPath, to: message.to } : undefined,
+        dkim: message.dkim,
+      })
       log.info('email sent', { to: message.to, subject: message.subject })
     },
   }

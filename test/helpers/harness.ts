@@ -62,7 +62,7 @@ export type Harness = Awaited<ReturnType<typeof startHarness>>
 /** Starts an app on a fresh database; `close()` tears both down. */
 export async function startHarness(env: Record<string, string> = {}, overrides: ContextOverrides = {}) {
   const queries: string[] = []
-  const { database, drop } = await testDatabase({ onQuery: (sql) => void queries.push(sql) })
+  const { database, drop, url } = await testDatabase({ onQuery: (sql) => void queries.push(sql) })
   const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_IP: '100000', ...env })
   const { app, ctx } = await createApp({ config, database, overrides })
   const handle = (request: Request) => app.handle(request)
@@ -71,6 +71,8 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     ctx,
     db: ctx.db,
     database,
+    /** `memory://` on PGlite, else the fresh Postgres database (the webhook worker connects to it itself). */
+    databaseUrl: url,
     client: (defaults?: Record<string, string>) => new TestClient(handle, defaults),
     /** Every SQL statement the app sent, in order; clear it with `queries.length = 0`. */
     queries,

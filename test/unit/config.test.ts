@@ -25,6 +25,7 @@ describe('getConfig', () => {
     expect(config.billing).toBe(true)
     expect(config.webhookAllowPrivate).toBe(false)
     expect(config.webhookRetryScale).toBe(1)
+    expect(config.dnsResolver).toBeUndefined()
     expect(config.rateLimitPerKey).toBe(600)
     expect(config.rateLimitPerIp).toBe(20)
     expect(config.secureCookies).toBe(false)
@@ -55,6 +56,12 @@ describe('getConfig', () => {
     expect(config.s3).toEqual({ bucket: 'files', endpoint: 'http://minio:9000', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b' })
   })
 
+  test('DNS_RESOLVER is an address and port, the port defaulting to 53', () => {
+    expect(getConfig({ DNS_RESOLVER: '127.0.0.1:5353' }).dnsResolver).toBe('127.0.0.1:5353')
+    expect(getConfig({ DNS_RESOLVER: '10.0.0.2' }).dnsResolver).toBe('10.0.0.2:53')
+    expect(getConfig({ DNS_RESOLVER: '[::1]:5353' }).dnsResolver).toBe('[::1]:5353')
+  })
+
   test('memory:// and file: select the embedded database', () => {
     expect(getConfig({ DATABASE_URL: 'memory://' }).databaseUrl).toBe('memory://')
     expect(getConfig({ DATABASE_URL: 'file:///tmp/chorus' }).databaseUrl).toBe('file:///tmp/chorus')
@@ -71,6 +78,9 @@ describe('getConfig', () => {
     fails({ REDIS_URL: 'localhost:6379' }, 'REDIS_URL')
     fails({ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE')
     fails({ WEBHOOK_RETRY_SCALE: '-1' }, 'WEBHOOK_RETRY_SCALE')
+    fails({ DNS_RESOLVER: 'dns://1.1.1.1' }, 'DNS_RESOLVER')
+    fails({ DNS_RESOLVER: 'ns.example.com' }, 'DNS_RESOLVER')
+    fails({ DNS_RESOLVER: '127.0.0.1:70000' }, 'DNS_RESOLVER')
     fails({ BILLING: 'sometimes' }, 'BILLING')
     fails({ SUPERADMIN_EMAILS: 'not-an-email' }, 'SUPERADMIN_EMAILS')
     fails({ ALLOWED_ORIGINS: 'app.example.com' }, 'ALLOWED_ORIGINS')

@@ -897,6 +897,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/notifications/custom-domain/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The domain and its status; while pending, each call looks the records up again */
+        get: operations["getCustomDomain"];
+        put?: never;
+        /**
+         * Set up the custom sending domain; returns the DNS records to add
+         * @description Business plan, owner only, dashboard only. The DKIM key is generated here (RSA 2048); its private half never leaves the service. 409 when the workspace has a domain already or the domain is taken.
+         */
+        post: operations["createCustomDomain"];
+        /** Remove the domain; mail goes out from the default sender again */
+        delete: operations["deleteCustomDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/notifications/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Notifications, newest first, paged
+         * @description A member's own; with a key, every member's. `page` ≥ 1 (default 1), `page_size` 1–100 (default 50).
+         */
+        get: operations["listNotificationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/notifications/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A member's own subscriptions; with a key, every member's */
+        get: operations["listNotificationSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe the signed-in member to event kinds on one channel
+         * @description One subscription per member and channel (`email` or `in_app`); a second is 409. Dashboard only: an API key has no member to subscribe (403 DASHBOARD_ONLY).
+         */
+        post: operations["createNotificationSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/notifications/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a subscription */
+        delete: operations["deleteNotificationSubscription"];
+        options?: never;
+        head?: never;
+        /**
+         * Turn a subscription on or off
+         * @description A member changes their own; a key any member's in its workspace.
+         */
+        patch: operations["toggleNotificationSubscription"];
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/onboarding-progress": {
         parameters: {
             query?: never;
@@ -959,6 +1043,105 @@ export interface paths {
          * @description Moving a status renumbers the others so positions stay 0..n-1. `is_default: true` switches the default in one transaction.
          */
         patch: operations["updateStatus"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/webhooks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's endpoints, newest first */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register an endpoint; the signing secret is returned once
+         * @description Deliveries follow Standard Webhooks: `webhook-id` (the event id), `webhook-timestamp`, `webhook-signature`, plus `X-Chorus-Event`. Unknown event kinds are 422; so is a URL whose host resolves to a loopback, private, link-local or metadata address.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an endpoint with its pending deliveries and logs */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change the URL, event kinds, description, or turn the endpoint on or off */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/webhooks/{webhook_id}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery attempts, newest first
+         * @description One row per attempt. `limit` 1–100 (default 50), `offset` ≥ 0, `success` filters; out-of-range values are 422.
+         */
+        get: operations["listWebhookLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret; the old one keeps signing for 24 hours
+         * @description Until `previous_secret_expires_at`, `webhook-signature` carries two space-separated `v1,` entries, one per secret, so a receiver can switch at any moment.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/webhooks/logs/{log_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a logged delivery again (replay)
+         * @description Queues the same event for the same endpoint now, with the same `webhook-id`. A manual retry is a single attempt. 409 when the endpoint is disabled.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -6486,6 +6669,597 @@ export interface operations {
             };
         };
     };
+    getCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CustomDomainResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        domain: string;
+                        /** @description Notification e-mail goes out from this address once verified */
+                        from_address: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        last_checked_at: ((string | null) | null) | null;
+                        /** @description Add these to the domain’s DNS; the status turns `verified` when all are found */
+                        records: {
+                            name: string;
+                            /** @enum {string} */
+                            purpose: "spf" | "dkim" | "return_path";
+                            /** @enum {string} */
+                            type: "TXT" | "CNAME";
+                            value: string;
+                            /** @description Whether the last lookup found it */
+                            verified: boolean;
+                        }[];
+                        /** @enum {string} */
+                        status: "pending" | "verified";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        verified_at: ((string | null) | null) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description CustomDomainRequest */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
+                     * @example mail.acme.com
+                     */
+                    domain: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
+                     * @example mail.acme.com
+                     */
+                    domain: string;
+                };
+                "multipart/form-data": {
+                    /**
+                     * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
+                     * @example mail.acme.com
+                     */
+                    domain: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CustomDomainResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        domain: string;
+                        /** @description Notification e-mail goes out from this address once verified */
+                        from_address: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        last_checked_at: ((string | null) | null) | null;
+                        /** @description Add these to the domain’s DNS; the status turns `verified` when all are found */
+                        records: {
+                            name: string;
+                            /** @enum {string} */
+                            purpose: "spf" | "dkim" | "return_path";
+                            /** @enum {string} */
+                            type: "TXT" | "CNAME";
+                            value: string;
+                            /** @description Whether the last lookup found it */
+                            verified: boolean;
+                        }[];
+                        /** @enum {string} */
+                        status: "pending" | "verified";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        verified_at: ((string | null) | null) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNotificationEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NotificationEventListResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @enum {string} */
+                            channel: "email" | "in_app";
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            created_at: string;
+                            /** @description The outbox event data (as in the webhook body) */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string|null|null} */
+                            email_status: "pending" | "sent" | "failed" | null;
+                            event_id: string;
+                            event_type: string;
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-22T09:30:00.000Z
+                             */
+                            sent_at: ((string | null) | null) | null;
+                            /** @description One line describing the event */
+                            subject: string;
+                            user_id: string;
+                        }[];
+                        page: number;
+                        page_size: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNotificationSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        channel: "email" | "in_app";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        enabled: boolean;
+                        events: string[];
+                        id: string;
+                        /** @description The member this subscription belongs to */
+                        user_id: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createNotificationSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description SubscriptionCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    channel: "email" | "in_app";
+                    /** @description Event kinds to receive */
+                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    channel: "email" | "in_app";
+                    /** @description Event kinds to receive */
+                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                };
+                "multipart/form-data": {
+                    /** @enum {string} */
+                    channel: "email" | "in_app";
+                    /** @description Event kinds to receive */
+                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SubscriptionResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        channel: "email" | "in_app";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        enabled: boolean;
+                        events: string[];
+                        id: string;
+                        /** @description The member this subscription belongs to */
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteNotificationSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    toggleNotificationSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                subscription_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description SubscriptionToggle */
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+                "application/x-www-form-urlencoded": {
+                    enabled: boolean;
+                };
+                "multipart/form-data": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SubscriptionResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        channel: "email" | "in_app";
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        enabled: boolean;
+                        events: string[];
+                        id: string;
+                        /** @description The member this subscription belongs to */
+                        user_id: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOnboardingProgress: {
         parameters: {
             query?: never;
@@ -6787,6 +7561,537 @@ export interface operations {
                         position: number;
                         /** @description Posts with this status, not counting posts merged into others */
                         post_count: number;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+                        disabled_reason: ((string | null) | null) | null;
+                        enabled: boolean;
+                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        url: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description WebhookCreate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Event kinds to receive */
+                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                    /**
+                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+                     * @example https://example.com/chorus-hook
+                     */
+                    url: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Event kinds to receive */
+                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                    /**
+                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+                     * @example https://example.com/chorus-hook
+                     */
+                    url: string;
+                };
+                "multipart/form-data": {
+                    description?: ((string | null) | null) | null;
+                    /** @description Event kinds to receive */
+                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                    /**
+                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+                     * @example https://example.com/chorus-hook
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WebhookCreateResponse */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+                        disabled_reason: ((string | null) | null) | null;
+                        enabled: boolean;
+                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                        id: string;
+                        /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
+                        secret: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description WebhookUpdate */
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: ((string | null) | null) | null;
+                    /** @description false stops deliveries and cancels pending ones; true resumes with new events */
+                    enabled?: boolean;
+                    /** @description Event kinds to receive */
+                    events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                    /**
+                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+                     * @example https://example.com/chorus-hook
+                     */
+                    url?: string;
+                };
+                "application/x-www-form-urlencoded": {
+                    description?: ((string | null) | null) | null;
+                    /** @description false stops deliveries and cancels pending ones; true resumes with new events */
+                    enabled?: boolean;
+                    /** @description Event kinds to receive */
+                    events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                    /**
+                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+                     * @example https://example.com/chorus-hook
+                     */
+                    url?: string;
+                };
+                "multipart/form-data": {
+                    description?: ((string | null) | null) | null;
+                    /** @description false stops deliveries and cancels pending ones; true resumes with new events */
+                    enabled?: boolean;
+                    /** @description Event kinds to receive */
+                    events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                    /**
+                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+                     * @example https://example.com/chorus-hook
+                     */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WebhookResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+                        disabled_reason: ((string | null) | null) | null;
+                        enabled: boolean;
+                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookLogs: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                success?: boolean;
+            };
+            header?: never;
+            path: {
+                webhook_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description 1 for the first attempt */
+                        attempt: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        duration_ms: number;
+                        error: ((string | null) | null) | null;
+                        /** @description Also the `webhook-id` header of the delivery */
+                        event_id: string;
+                        event_type: string;
+                        id: string;
+                        /** @description The first 4 KiB */
+                        response_body: ((string | null) | null) | null;
+                        response_status: (number | null) | null;
+                        success: boolean;
+                        webhook_id: string;
+                    }[];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WebhookRotateResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        created_at: string;
+                        description: ((string | null) | null) | null;
+                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+                        disabled_reason: ((string | null) | null) | null;
+                        enabled: boolean;
+                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
+                        id: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        previous_secret_expires_at: string;
+                        /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
+                        secret: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-22T09:30:00.000Z
+                         */
+                        updated_at: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                log_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description WebhookRetryResponse */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The re-sent event: the same `webhook-id` as before */
+                        event_id: string;
+                        log_id: string;
+                        /** @constant */
+                        status: "queued";
+                        webhook_id: string;
                     };
                 };
             };

@@ -1,0 +1,67 @@
+import { sql } from 'drizzle-orm'
+import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { users } from './accounts.ts'
+import { at, createdAt, id } from './columns.ts'
+import { workspaces } from './workspaces.ts'
+
+export const NOTIFICATION_CHANNELS = ['email', 'in_app'] as const
+export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number]
+
+const workspaceId = () => text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' })
+const userId = () => text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' })
+
+/** A member's choice of event kinds on one channel; one per member and channel. */
+export const notificationSubscriptions = pgTable('notification_subscriptions', {
+  id: id(),
+  workspaceId: workspaceId(),
+  userId: userId(),
+  events: jsonb('events').$type<string[]>().notNull(),
+  channel: text('channel', { enum: NOTIFICATION_CHANNELS }).notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+  updatedAt: at('updated_at').notNull().defaultNow(),
+}, (table) => [uniqueIndex('notification_subscriptions_member_channel_key').on(table.workspaceId, table.userId, table.channel)])
+
+export const EMAIL_STATES = ['pending', 'sent', 'failed'] as const
+
+/** An outbox event as one member is told of it; e-mail ones carry their sending state. */
+export const notificationEvents = pgTable('notification_events', {
+  id: id(),
+  workspaceId: workspaceId(),
+  userId: userId(),
+  subscriptionId: text('subscription_id').references(() => notificationSubscriptions.id, { onDelete: 'set null' }),
+  eventId: text('event_id').notNull(),
+  eventType: text('event_type').notNull(),
+  channel: text('channel', { enum: NOTIFICATION_CHANNELS }).notNull(),
+  subject: text('subject').notNull(),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  /** Null for in-app notifications. */
+  emailStatus: text('email_status', { enum: EMAIL_STATES }),
+  emailAttempts: integer('email_attempts').notNull().default(0),
+  /** A sender's claim on the e-mail (or the earliest next try after a failure). */
+  emailLeaseUntil: at('email_lease_until'),
+  sentAt: at('sent_at'),
+  createdAt: createdAt(),
+}, (table) => [
+  uniqueIndex('notification_events_member_event_key').on(table.userId, table.eventId, table.channel),
+  index('notification_events_workspace_created_idx').on(table.workspaceId, table.createdAt),
+  // Only unsent e-mails are ever scanned by the sender.
+  index('notification_events_email_due_idx').on(table.emailLeaseUntil).where(sql`email_status = 'pending'`),
+])
+
+export const DOMAIN_STATES = ['pending', 'verified'] as const
+
+/** A workspace's own sending domain (Business tier): notification e-mail goes out from it, DKIM-signed. */
+export const sendingDomains = pgTable('sending_domains', {
+  workspaceId: text('workspace_id').primaryKey().references(() => workspaces.id, { onDelete: 'cascade' }),
+  domain: text('domain').notNull(),
+  status: text('status', { enum: DOMAIN_STATES }).notNull().default('pending'),
+  dkimSelector: text('dkim_selector').notNull(),
+  /** Base64 SubjectPublicKeyInfo, as published in the DKIM TXT record. */
+  dkimPublicKey: text('dkim_public_key').notNull(),
+  /** PKCS#8 PEM, sealed with a key derived from SECRET_KEY. */
+  dkimPrivateKey: text('dkim_private_key').notNull(),
+  verifiedAt: at('verified_at'),
+  lastCheckedAt: at('last_checked_at'),
+  createdAt: createdAt(),
+}, (table) => [uniqueIndex('sending_domains_domain_key').on(table.domain)])

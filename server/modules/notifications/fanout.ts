@@ -1,0 +1,53 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.ts'
+import { members, notificationEvents, notificationSubscriptions, type events } from '../../db/schema/index.ts'
+import { newId } from '../../lib/ids.ts'
+
+type EventRow = typeof events.$inferSelect
+type Data = Record<string, any>
+
+/** One line a person reads in a list or an e-mail subject. */
+export function describeEvent(type: string, data: Data): string {
+  const title = data.post?.title ?? data.into?.title
+  switch (type) {
+    case 'post.created': return `New post: ${title}`
+    case 'post.updated': return `Post updated: ${title}`
+    case 'post.deleted': return `Post deleted: ${title}`
+    case 'post.merged': return `Post merged: ${data.post?.title} → ${data.into?.title}`
+    case 'status.changed': return `Status changed: ${title} (${data.from_status} → ${data.to_status})`
+    case 'comment.created': return `New comment: ${String(data.comment?.body ?? '').slice(0, 80)}`
+    case 'comment.deleted': return 'Comment deleted'
+    case 'vote.created': return `New vote (${data.votes} in total)`
+    case 'vote.deleted': return `Vote removed (${data.votes} in total)`
+    default: return type
+  }
+}
+
+/**
+ * Notification events for every active member subscribed to each event's kind, written in the
+ * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts).
+ */
+export async function notifySubscribers(tx: Db | Tx, rows: EventRow[]) {
+  const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
+  if (!workspaceIds.length) return
+  const subscriptions = await tx
+    .select({ subscription: notificationSubscriptions })
+    .from(notificationSubscriptions)
+    .innerJoin(members, and(eq(members.workspaceId, notificationSubscriptions.workspaceId), eq(members.userId, notificationSubscriptions.userId), eq(members.status, 'active')))
+    .where(and(inArray(notificationSubscriptions.workspaceId, workspaceIds), eq(notificationSubscriptions.enabled, true)))
+  const values = rows.flatMap((event) => subscriptions
+    .filter(({ subscription }) => subscription.workspaceId === event.workspaceId && subscription.events.includes(event.type))
+    .map(({ subscription }) => ({
+      id: newId('notificationEvent'),
+      workspaceId: event.workspaceId,
+      userId: subscription.userId,
+      subscriptionId: subscription.id,
+      eventId: event.id,
+      eventType: event.type,
+      channel: subscription.channel,
+      subject: describeEvent(event.type, event.data as Data),
+      data: event.data,
+      emailStatus: subscription.channel === 'email' ? ('pending' as const) : null,
+    })))
+  if (values.length) await tx.insert(notificationEvents).values(values).onConflictDoNothing()
+}

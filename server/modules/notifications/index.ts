@@ -1,0 +1,63 @@
+import { Elysia, t } from 'elysia'
+import type { AppContext } from '../../context.ts'
+import { authPlugin, type Caller } from '../../plugins/auth.ts'
+import type { Workspace } from '../../plugins/credentials.ts'
+import { WorkspaceSlugParams } from '../workspaces/model.ts'
+import {
+  NotificationEventListResponse, NotificationEventQuery, SubscriptionCreate, SubscriptionParams, SubscriptionResponse,
+  SubscriptionToggle, toNotificationEventResponse, toSubscriptionResponse,
+} from './model.ts'
+import * as notifications from './service.ts'
+
+const tags = ['Notifications']
+
+const audience = (workspace: Workspace, caller: Caller): notifications.Audience =>
+  ({ workspaceId: workspace.id, userId: caller.kind === 'session' ? caller.user.id : null })
+
+export const notificationsModule = (ctx: AppContext) =>
+  new Elysia({ prefix: '/workspaces/:workspace_slug/notifications' })
+    .use(authPlugin(ctx))
+    .get('/subscriptions', async ({ workspace, caller }) => (await notifications.listSubscriptions(ctx.db, audience(workspace, caller))).map(toSubscriptionResponse), {
+      params: WorkspaceSlugParams,
+      workspace: { scope: 'notifications:read' },
+      response: { 200: t.Array(SubscriptionResponse) },
+      detail: { operationId: 'listNotificationSubscriptions', tags, summary: "A member's own subscriptions; with a key, every member's" },
+    })
+    .post('/subscriptions', async ({ workspace, member, body, set }) => {
+      const row = await notifications.createSubscription(ctx.db, workspace.id, member!.userId, body)
+      set.status = 201
+      return toSubscriptionResponse(row)
+    }, {
+      params: WorkspaceSlugParams,
+      body: SubscriptionCreate,
+      // Subscriptions belong to a person; a key has none to subscribe, so creating one is dashboard-only.
+      workspace: { role: 'member' },
+      response: { 201: SubscriptionResponse },
+      detail: { operationId: 'createNotificationSubscription', tags, summary: 'Subscribe the signed-in member to event kinds on one channel', description: 'One subscription per member and channel (`email` or `in_app`); a second is 409. Dashboard only: an API key has no member to subscribe (403 DASHBOARD_ONLY).' },
+    })
+    .patch('/subscriptions/:subscription_id', async ({ workspace, caller, params, body }) => toSubscriptionResponse(await notifications.toggleSubscription(ctx.db, audience(workspace, caller), params.subscription_id, body.enabled)), {
+      params: SubscriptionParams,
+      body: SubscriptionToggle,
+      workspace: { scope: 'notifications:write' },
+      response: { 200: SubscriptionResponse },
+      detail: { operationId: 'toggleNotificationSubscription', tags, summary: 'Turn a subscription on or off', description: "A member changes their own; a key any member's in its workspace." },
+    })
+    .delete('/subscriptions/:subscription_id', async ({ workspace, caller, params, set }) => {
+      await notifications.deleteSubscription(ctx.db, audience(workspace, caller), params.subscription_id)
+      set.status = 204
+    }, {
+      params: SubscriptionParams,
+      workspace: { scope: 'notifications:write' },
+      response: { 204: t.Void() },
+      detail: { operationId: 'deleteNotificationSubscription', tags, summary: 'Delete a subscription' },
+    })
+    .get('/events', async ({ workspace, caller, query }) => {
+      const { items, page, pageSize, total } = await notifications.listNotificationEvents(ctx.db, audience(workspace, caller), query)
+      return { items: items.map(toNotificationEventResponse), page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize) }
+    }, {
+      params: WorkspaceSlugParams,
+      query: NotificationEventQuery,
+      workspace: { scope: 'notifications:read' },
+      response: { 200: NotificationEventListResponse },
+      detail: { operationId: 'listNotificationEvents', tags, summary: 'Notifications, newest first, paged', description: "A member's own; with a key, every member's. `page` ≥ 1 (default 1), `page_size` 1–100 (default 50)." },
+    })

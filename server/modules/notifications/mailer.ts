@@ -1,0 +1,78 @@
+// Sends pending e-mail notifications through the mail module (ctx.mail), from the main thread, which
+// is where the mailer lives. Claims are leases (`email_lease_until`), so several processes can send
+// side by side and a crash means a resend, never a loss.
+import { eq, inArray, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context.ts'
+import { rowsOf } from '../../db/client.ts'
+import { notificationEvents, users, workspaces } from '../../db/schema/index.ts'
+import { sealKey } from '../../lib/seal.ts'
+import { senderFor } from '../sending-domain/service.ts'
+
+const MAX_ATTEMPTS = 5
+const LEASE_SECONDS = 60
+
+async function claim(ctx: AppContext, limit: number) {
+  const claimed = rowsOf<{ id: string }>(await ctx.db.execute(sql`
+    update notification_events set email_lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', email_attempts = email_attempts + 1
+    where id in (
+      select id from notification_events
+      where email_status = 'pending' and (email_lease_until is null or email_lease_until < now())
+      order by created_at limit ${limit}
+      for update skip locked)
+    returning id`))
+  if (!claimed.length) return []
+  return ctx.db
+    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name })
+    .from(notificationEvents)
+    .innerJoin(users, eq(users.id, notificationEvents.userId))
+    .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
+    .where(inArray(notificationEvents.id, claimed.map((row) => row.id)))
+}
+
+async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[number]) {
+  const { event } = row
+  try {
+    const sender = await senderFor(ctx.db, await sealKey(ctx.config.secretKey), event.workspaceId, row.workspaceName)
+    await ctx.mail.send({
+      to: row.email,
+      subject: `[${row.workspaceName}] ${event.subject}`,
+      text: `${event.subject}\n\nEvent: ${event.eventType}\nWorkspace: ${row.workspaceName}\n\nManage your notifications: ${ctx.config.dashboardUrl}\n`,
+      ...(sender ?? {}),
+    })
+    await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(eq(notificationEvents.id, event.id))
+  } catch (error) {
+    const failed = event.emailAttempts >= MAX_ATTEMPTS
+    ctx.log.warn('notification e-mail not sent', { id: event.id, attempt: event.emailAttempts, error: String(error) })
+    // Backs off 30 s, 1 min, 2 min, ... by pushing the lease (also "not before") out.
+    await ctx.db.update(notificationEvents)
+      .set(failed ? { emailStatus: 'failed', emailLeaseUntil: null } : { emailLeaseUntil: sql`now() + ${`${30 * 2 ** (event.emailAttempts - 1)} seconds`}::interval` })
+      .where(eq(notificationEvents.id, event.id))
+  }
+}
+
+export function startNotificationMailer(ctx: AppContext, options: { pollMs?: number } = {}) {
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let running: Promise<void> = Promise.resolve()
+  const tick = async () => {
+    try {
+      const batch = await claim(ctx, 20)
+      await Promise.all(batch.map((row) => sendOne(ctx, row)))
+      if (batch.length && !stopped) return schedule(0)
+    } catch (error) {
+      if (!stopped) ctx.log.error('notification mailer', { error: String(error) })
+    }
+    schedule(options.pollMs ?? 250)
+  }
+  const schedule = (ms: number) => {
+    if (!stopped) timer = setTimeout(() => (running = tick()), ms)
+  }
+  schedule(0)
+  return {
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+    },
+  }
+}

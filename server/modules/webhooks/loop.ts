@@ -1,0 +1,109 @@
+// The delivery loop: fan out, claim what is due, send with bounded concurrency, record each outcome.
+// On Postgres it runs inside the worker thread; on PGlite in the main thread (which owns the
+// database), with `send` handing each job to the worker. Either way the state lives in the database.
+import type { Db } from '../../db/client.ts'
+import type { Logger } from '../../lib/log.ts'
+import type { SealKey } from '../../lib/seal.ts'
+import { claimDeliveries, dispatchEvents, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
+import type { AttemptResult, DeliveryJob } from './send.ts'
+
+export interface LoopOptions {
+  db: Db
+  /** This loop's claimer number; the caller holds its advisory lock for the loop's lifetime. */
+  owner: number
+  send(job: DeliveryJob): Promise<AttemptResult>
+  sealKey: SealKey
+  retryScale: number
+  /** `host/pid`, kept on each log row. */
+  sentBy: string
+  log: Logger
+  pollMs?: number
+  maxInFlight?: number
+  /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
+  recordEach?: boolean
+}
+
+export interface DeliveryLoop {
+  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  stop(): Promise<void>
+}
+
+/** While busy, the loop takes this breath between rounds so finished attempts are recorded in batches. */
+const BUSY_PAUSE_MS = 10
+
+export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
+  const { db, owner, log } = options
+  const pollMs = options.pollMs ?? 100
+  const maxInFlight = options.maxInFlight ?? 64
+  const inFlight = new Set<Promise<void>>()
+  let finished: Attempt[] = []
+  let stopped = false
+
+  async function deliver(job: DeliveryJob) {
+    try {
+      const attempt = { job, result: await options.send(job) }
+      if (options.recordEach) await record([attempt])
+      else finished.push(attempt)
+    } catch (error) {
+      // The attempt did not complete (the worker went away): hand the claim back for the next try.
+      log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: String(error) })
+      await releaseClaim(db, owner, job).catch(() => {})
+    }
+  }
+
+  async function flush() {
+    const batch = finished
+    finished = []
+    await record(batch)
+  }
+
+  async function record(batch: Attempt[]) {
+    const settings = { retryScale: options.retryScale, sentBy: options.sentBy }
+    try {
+      await recordAttempts(db, owner, batch, settings)
+    } catch {
+      // One bad attempt must not sink the batch: record them one by one. What still fails is sent again once its claim lapses (at-least-once).
+      for (const attempt of batch) {
+        await recordAttempts(db, owner, [attempt], settings).catch((error) =>
+          log.error('webhook attempt not recorded', { webhook_id: attempt.job.webhookId, event_id: attempt.job.eventId, error: String(error), cause: String((error as Error).cause ?? '') }))
+      }
+    }
+  }
+
+  /** One round: record what finished, fan out new events, claim what is due. True when there was work. */
+  async function round(): Promise<boolean> {
+    const recorded = finished.length
+    await flush()
+    const dispatched = await dispatchEvents(db)
+    const room = maxInFlight - inFlight.size
+    const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.sealKey) : []
+    for (const job of jobs) {
+      const running: Promise<void> = deliver(job).finally(() => inFlight.delete(running))
+      inFlight.add(running)
+    }
+    return recorded > 0 || dispatched > 0 || jobs.length > 0 || inFlight.size > 0
+  }
+
+  const running = (async () => {
+    while (!stopped) {
+      let busy = false
+      try {
+        busy = await round()
+      } catch (error) {
+        if (stopped) break
+        log.error('webhook delivery loop', { error: String(error) })
+        await Bun.sleep(1000)
+      }
+      if (!stopped) await Bun.sleep(busy ? BUSY_PAUSE_MS : pollMs)
+    }
+    await Promise.allSettled(inFlight)
+    await flush()
+  })()
+
+  return {
+    async stop() {
+      stopped = true
+      await running
+    },
+  }
+}

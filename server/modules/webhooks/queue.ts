@@ -1,0 +1,173 @@
+// The durable side of delivery: fan-out of outbox events, leased claims, and the outcome of each
+// attempt. Plain functions over the database, run by whichever thread owns the delivery loop.
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import { rowsOf, type Db, type Tx } from '../../db/client.ts'
+import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { newId } from '../../lib/ids.ts'
+import { unseal, type SealKey } from '../../lib/seal.ts'
+import { notifySubscribers } from '../notifications/fanout.ts'
+import type { AttemptResult, DeliveryJob } from './send.ts'
+
+/** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
+export const LOCK_SPACE = 7_245_012
+/** A backstop: claims of a live owner that never reports back lapse after this. */
+const LEASE_SECONDS = 60
+
+const SECOND = 1000
+const MINUTE = 60 * SECOND
+const HOUR = 60 * MINUTE
+/** After attempt n fails, the next comes RETRY_DELAYS_MS[n - 1] later (CONTRACT §8); then it has failed. */
+export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]
+const MAX_RETRY_AFTER_MS = 24 * HOUR
+
+/** A random positive int4 naming one claimer (a delivery loop) for its lifetime. */
+export const newOwner = () => 1 + Math.floor(Math.random() * 0x7ffffffe)
+
+export const lockOwnerSql = (owner: number) => sql`select pg_advisory_lock(${sql.raw(String(LOCK_SPACE))}, ${owner})`
+
+/** Turns queued outbox events into one delivery per subscribed, enabled endpoint (and notifications). */
+export async function dispatchEvents(db: Db, limit = 500): Promise<number> {
+  return db.transaction(async (tx) => {
+    const queued = rowsOf<{ event_id: string }>(await tx.execute(sql`select event_id from event_dispatch order by event_id limit ${limit} for update skip locked`))
+    if (!queued.length) return 0
+    const ids = queued.map((row) => row.event_id)
+    const rows = await tx.select().from(events).where(inArray(events.id, ids))
+    const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
+    const endpoints = await tx.select({ id: webhooks.id, workspaceId: webhooks.workspaceId, events: webhooks.events }).from(webhooks)
+      .where(and(inArray(webhooks.workspaceId, workspaceIds), eq(webhooks.enabled, true)))
+    const jobs = rows.flatMap((event) => endpoints
+      .filter((endpoint) => endpoint.workspaceId === event.workspaceId && endpoint.events.includes(event.type))
+      .map((endpoint) => ({ webhookId: endpoint.id, eventId: event.id })))
+    if (jobs.length) await tx.insert(webhookDeliveries).values(jobs).onConflictDoNothing()
+    await notifySubscribers(tx, rows)
+    await tx.delete(eventDispatch).where(inArray(eventDispatch.eventId, ids))
+    return ids.length
+  })
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner`. A lease held by an owner whose advisory lock is gone
+ * (its process or connection died) is free at once; one whose holder is alive but silent, after LEASE_SECONDS.
+ * SKIP LOCKED lets any number of processes claim side by side without waiting on each other.
+ */
+export async function claimDeliveries(db: Db, owner: number, limit: number, key: SealKey): Promise<DeliveryJob[]> {
+  const claimed = rowsOf<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(await db.execute(sql`
+    with live as materialized (
+      select objid::bigint as owner from pg_locks
+      where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(LOCK_SPACE))}
+        and database = (select oid from pg_database where datname = current_database())
+    ), due as (
+      select d.webhook_id, d.event_id from webhook_deliveries d
+      where d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.lease_owner is null or d.lease_until < now() or d.lease_owner not in (select owner from live))
+      order by d.next_attempt_at
+      limit ${limit}
+      for update of d skip locked
+    )
+    update webhook_deliveries d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
+    from due where d.webhook_id = due.webhook_id and d.event_id = due.event_id
+    returning d.webhook_id, d.event_id, d.attempts, d.manual`))
+  if (!claimed.length) return []
+
+  const [endpointRows, eventRows] = await Promise.all([
+    db.select().from(webhooks).where(inArray(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
+    db.select().from(events).where(inArray(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+  ])
+  const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
+  const eventsById = new Map(eventRows.map((row) => [row.id, row]))
+  const now = Date.now()
+  // An endpoint deleted since the claim took its deliveries with it (cascade): nothing to send.
+  const live = claimed.filter((row) => endpointsById.has(row.webhook_id) && eventsById.has(row.event_id))
+  return Promise.all(live.map(async (row) => {
+    const endpoint = endpointsById.get(row.webhook_id)!
+    const event = eventsById.get(row.event_id)!
+    const secrets = [await unseal(key, endpoint.secret)]
+    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) secrets.push(await unseal(key, endpoint.previousSecret))
+    return {
+      webhookId: row.webhook_id,
+      eventId: row.event_id,
+      eventType: event.type,
+      attempt: row.attempts + 1,
+      manual: row.manual,
+      url: endpoint.url,
+      secrets,
+      body: JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), workspace_id: event.workspaceId, data: event.data }),
+    }
+  }))
+}
+
+export interface Outcome {
+  status: 'pending' | 'done' | 'failed'
+  nextAttemptAt: Date | null
+  /** The receiver answered 410 Gone: the endpoint is turned off. */
+  disable: boolean
+}
+
+/** What follows an attempt: done on 2xx, the next retry with jitter, or failed when the schedule is spent. */
+export function outcomeOf(job: Pick<DeliveryJob, 'attempt' | 'manual'>, result: AttemptResult, retryScale: number, now = Date.now()): Outcome {
+  if (result.success) return { status: 'done', nextAttemptAt: null, disable: false }
+  if (result.status === 410) return { status: 'failed', nextAttemptAt: null, disable: true }
+  const delay = RETRY_DELAYS_MS[job.attempt - 1]
+  if (job.manual || delay === undefined) return { status: 'failed', nextAttemptAt: null, disable: false }
+  const jittered = delay * retryScale * (0.9 + Math.random() * 0.2)
+  const wait = Math.max(jittered, Math.min(result.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS))
+  return { status: 'pending', nextAttemptAt: new Date(now + wait), disable: false }
+}
+
+export interface Attempt { job: DeliveryJob; result: AttemptResult }
+
+/**
+ * Logs a batch of attempts and moves each delivery on, in one transaction (one insert, one update),
+ * so recording keeps up with hundreds of deliveries a second. A claim lost meanwhile is left to its new owner.
+ */
+export async function recordAttempts(db: Db, owner: number, attempts: Attempt[], settings: { retryScale: number; sentBy: string }) {
+  if (!attempts.length) return
+  const outcomes = attempts.map(({ job, result }) => ({ job, result, outcome: outcomeOf(job, result, settings.retryScale) }))
+  await db.transaction(async (tx) => {
+    // An endpoint deleted while its attempt was in flight takes its logs with it; one such attempt must
+    // not sink the batch. FOR SHARE holds the others until the logs are in.
+    const live = await tx.select({ id: webhooks.id }).from(webhooks).where(inArray(webhooks.id, [...new Set(outcomes.map(({ job }) => job.webhookId))])).for('share')
+    const kept = new Set(live.map((row) => row.id))
+    const rows = outcomes.filter(({ job }) => kept.has(job.webhookId))
+    if (!rows.length) return
+    await tx.insert(webhookDeliveryLogs).values(rows.map(({ job, result }) => ({
+      id: newId('deliveryLog'),
+      webhookId: job.webhookId,
+      eventId: job.eventId,
+      eventType: job.eventType,
+      attempt: job.attempt,
+      success: result.success,
+      responseStatus: result.status,
+      responseBody: result.body,
+      error: result.error,
+      durationMs: result.durationMs,
+      sentBy: settings.sentBy,
+    })))
+    const values = sql.join(rows.map(({ job, outcome }) =>
+      sql`(${job.webhookId}, ${job.eventId}, ${outcome.status}, ${job.attempt}::int, ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz)`), sql`, `)
+    await tx.execute(sql`
+      update webhook_deliveries d set status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_attempt_at, now()),
+        manual = false, lease_owner = null, lease_until = null, updated_at = now()
+      from (values ${values}) as v(webhook_id, event_id, status, attempts, next_attempt_at)
+      where d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.lease_owner = ${owner}`)
+    for (const { job } of rows.filter((row) => row.outcome.disable)) await disableEndpoint(tx, job.webhookId, 'The receiver answered 410 Gone')
+  })
+}
+
+/** Turns an endpoint off and cancels what it still had pending (re-enabling starts from new events). */
+export async function disableEndpoint(db: Db | Tx, webhookId: string, reason: string | null) {
+  await db.update(webhooks).set({ enabled: false, disabledReason: reason, updatedAt: sql`now()` }).where(eq(webhooks.id, webhookId))
+  await db.update(webhookDeliveries).set({ status: 'canceled', leaseOwner: null, leaseUntil: null, updatedAt: sql`now()` })
+    .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'pending')))
+}
+
+/** Gives a claim back untouched (the attempt never happened, e.g. the worker died mid-way). */
+export async function releaseClaim(db: Db, owner: number, job: Pick<DeliveryJob, 'webhookId' | 'eventId'>) {
+  await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null })
+    .where(and(eq(webhookDeliveries.webhookId, job.webhookId), eq(webhookDeliveries.eventId, job.eventId), eq(webhookDeliveries.leaseOwner, owner)))
+}
+
+/** Frees every claim of an owner known to be gone (a worker thread that crashed). */
+export async function releaseOwner(db: Db, owner: number) {
+  await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null }).where(eq(webhookDeliveries.leaseOwner, owner))
+}

@@ -1,0 +1,121 @@
+import { and, desc, eq, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client.ts'
+import { events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { conflict, invalid, notFound } from '../../errors.ts'
+import type { Dns } from '../../lib/dns.ts'
+import { newId } from '../../lib/ids.ts'
+import { seal, type SealKey } from '../../lib/seal.ts'
+import { disableEndpoint } from './queue.ts'
+import { newSecret } from './signing.ts'
+import { checkTarget, TargetRefused } from './target.ts'
+
+export interface WebhookDeps {
+  db: Db
+  dns: Dns
+  allowPrivate: boolean
+  key: Promise<SealKey>
+}
+
+/** How long the previous secret keeps signing after a rotation, so receivers can switch without a gap. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+
+async function checkUrl(deps: WebhookDeps, url: string) {
+  try {
+    await checkTarget(url, deps.dns, deps.allowPrivate)
+  } catch (error) {
+    if (error instanceof TargetRefused) throw invalid(['body', 'url'], `The URL ${error.message}`)
+    throw error
+  }
+}
+
+export async function createWebhook(deps: WebhookDeps, workspaceId: string, input: { url: string; events: string[]; description?: string | null }) {
+  await checkUrl(deps, input.url)
+  const secret = newSecret()
+  const [row] = await deps.db.insert(webhooks).values({
+    id: newId('webhook'),
+    workspaceId,
+    url: input.url,
+    events: input.events,
+    description: input.description ?? null,
+    secret: await seal(await deps.key, secret),
+  }).returning()
+  return { webhook: row!, secret }
+}
+
+export const listWebhooks = (db: Db, workspaceId: string) =>
+  db.select().from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).orderBy(desc(webhooks.createdAt))
+
+export async function findWebhook(db: Db, workspaceId: string, webhookId: string) {
+  const [row] = await db.select().from(webhooks).where(and(eq(webhooks.id, webhookId), eq(webhooks.workspaceId, workspaceId)))
+  if (!row) throw notFound('Webhook')
+  return row
+}
+
+export async function updateWebhook(deps: WebhookDeps, workspaceId: string, webhookId: string, changes: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }) {
+  const current = await findWebhook(deps.db, workspaceId, webhookId)
+  if (changes.url !== undefined && changes.url !== current.url) await checkUrl(deps, changes.url)
+  return deps.db.transaction(async (tx) => {
+    if (changes.enabled === false && current.enabled) await disableEndpoint(tx, webhookId, null)
+    const [row] = await tx.update(webhooks).set({
+      url: changes.url,
+      events: changes.events,
+      description: changes.description,
+      enabled: changes.enabled,
+      ...(changes.enabled ? { disabledReason: null } : {}),
+      updatedAt: sql`now()`,
+    }).where(eq(webhooks.id, webhookId)).returning()
+    return row!
+  })
+}
+
+export async function deleteWebhook(db: Db, workspaceId: string, webhookId: string) {
+  const [row] = await db.delete(webhooks).where(and(eq(webhooks.id, webhookId), eq(webhooks.workspaceId, workspaceId))).returning({ id: webhooks.id })
+  if (!row) throw notFound('Webhook')
+}
+
+/** A new secret; the old one keeps signing (a second `v1,` entry) for ROTATION_OVERLAP_MS. */
+export async function rotateSecret(deps: WebhookDeps, workspaceId: string, webhookId: string) {
+  const current = await findWebhook(deps.db, workspaceId, webhookId)
+  const secret = newSecret()
+  const previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS)
+  const [row] = await deps.db.update(webhooks)
+    .set({ secret: await seal(await deps.key, secret), previousSecret: current.secret, previousSecretExpiresAt, updatedAt: sql`now()` })
+    .where(eq(webhooks.id, webhookId)).returning()
+  return { webhook: row!, secret, previousSecretExpiresAt }
+}
+
+export async function listLogs(db: Db, workspaceId: string, webhookId: string, query: { limit?: number; offset?: number; success?: boolean }) {
+  await findWebhook(db, workspaceId, webhookId)
+  const filter = query.success === undefined ? undefined : eq(webhookDeliveryLogs.success, query.success)
+  return db.select().from(webhookDeliveryLogs)
+    .where(and(eq(webhookDeliveryLogs.webhookId, webhookId), filter))
+    .orderBy(desc(webhookDeliveryLogs.createdAt), desc(webhookDeliveryLogs.id))
+    .limit(query.limit ?? 50)
+    .offset(query.offset ?? 0)
+}
+
+/**
+ * Queues the logged event for its endpoint again, now: the same event id (so the same `webhook-id`).
+ * A delivery still waiting for an automatic retry is simply brought forward.
+ */
+export async function retryLog(db: Db, workspaceId: string, logId: string) {
+  const [found] = await db.select({ log: webhookDeliveryLogs, webhook: webhooks }).from(webhookDeliveryLogs)
+    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveryLogs.webhookId))
+    .where(and(eq(webhookDeliveryLogs.id, logId), eq(webhooks.workspaceId, workspaceId)))
+  if (!found) throw notFound('Delivery log')
+  if (!found.webhook.enabled) throw conflict('The webhook is disabled; enable it before retrying')
+  const [event] = await db.select({ id: events.id }).from(events).where(eq(events.id, found.log.eventId))
+  if (!event) throw conflict('The event of this delivery no longer exists')
+  await db.insert(webhookDeliveries)
+    .values({ webhookId: found.webhook.id, eventId: event.id, status: 'pending', manual: true })
+    .onConflictDoUpdate({
+      target: [webhookDeliveries.webhookId, webhookDeliveries.eventId],
+      set: {
+        manual: sql`case when ${webhookDeliveries.status} = 'pending' then ${webhookDeliveries.manual} else true end`,
+        status: 'pending',
+        nextAttemptAt: sql`now()`,
+        updatedAt: sql`now()`,
+      },
+    })
+  return { status: 'queued' as const, log_id: found.log.id, webhook_id: found.webhook.id, event_id: event.id }
+}

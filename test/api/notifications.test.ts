@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { and, eq } from 'drizzle-orm'
+import { dkimVerify } from 'mailauth/lib/dkim/verify'
+import { Resolver } from 'node:dns/promises'
+import { emailOutbox, notificationEvents } from '../../server/db/schema/index.ts'
+import { createMailer } from '../../server/lib/mail.ts'
+import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
+import { startDnsServer } from '../helpers/dns-server.ts'
+import { addMember, boardFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
+import { eventually } from '../helpers/receiver.ts'
+import { startSmtp } from '../helpers/smtp.ts'
+
+let h: Harness
+let ws: WorkspaceFixture
+let other: WorkspaceFixture
+let dns: Awaited<ReturnType<typeof startDnsServer>>
+let runner: WebhookRunner
+let mailer: ReturnType<typeof startNotificationMailer>
+let api: TestClient
+let member: { client: TestClient; userId: string }
+const subs = (slug = ws.slug) => `/api/v1/workspaces/${slug}/notifications/subscriptions`
+const feed = (slug = ws.slug) => `/api/v1/workspaces/${slug}/notifications/events`
+const domainPath = (slug = ws.slug) => `/api/v1/workspaces/${slug}/notifications/custom-domain`
+const ownerEmail = () => `owner-${ws.slug}@example.com`
+
+beforeAll(async () => {
+  dns = await startDnsServer()
+  h = await startHarness({ DNS_RESOLVER: dns.address })
+  ws = await workspaceFixture(h)
+  other = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  api = h.client({ authorization: `Bearer ${await ws.key()}` })
+  member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
+  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+  await runner.ready()
+  mailer = startNotificationMailer(h.ctx, { pollMs: 50 })
+}, 60_000)
+afterAll(async () => {
+  await mailer?.stop()
+  await runner?.stop()
+  await dns?.close()
+  await h.close()
+})
+
+describe('subscriptions', () => {
+  test('a member subscribes per channel; a second one on the same channel is 409', async () => {
+    const email = await ws.owner.post(subs(), { events: ['post.created', 'status.changed'], channel: 'email' })
+    expect(email.status).toBe(201)
+    expect(email.body).toMatchObject({ user_id: ws.ownerId, events: ['post.created', 'status.changed'], channel: 'email', enabled: true })
+    expect(email.body.id).toMatch(/^nsub_/)
+    expect((await ws.owner.post(subs(), { events: ['post.created'], channel: 'in_app' })).status).toBe(201)
+    const again = await ws.owner.post(subs(), { events: ['vote.created'], channel: 'email' })
+    expect(again.status).toBe(409)
+    expect((await ws.owner.get(subs())).body.map((s: any) => s.channel).sort()).toEqual(['email', 'in_app'])
+  })
+
+  test.each([
+    ['an unknown event kind', { events: ['post.exploded'], channel: 'email' }],
+    ['no events', { events: [], channel: 'email' }],
+    ['an unknown channel', { events: ['post.created'], channel: 'sms' }],
+    ['an unknown field', { events: ['post.created'], channel: 'email', user_id: 'usr_x' }],
+  ])('%s is 422', async (_, body) => {
+    const res = await ws.owner.post(subs(), body)
+    expect(res.status).toBe(422)
+    expect(res.body.code).toBe('VALIDATION_ERROR')
+  })
+
+  test("members see and change only their own; a key sees and toggles every member's but cannot create", async () => {
+    const mine = await member.client.post(subs(), { events: ['comment.created'], channel: 'in_app' })
+    expect(mine.status).toBe(201)
+    expect((await member.client.get(subs())).body.map((s: any) => s.id)).toEqual([mine.body.id])
+    const ownersEmail = (await ws.owner.get(subs())).body.find((s: any) => s.channel === 'email')
+    expect((await member.client.patch(`${subs()}/${ownersEmail.id}`, { enabled: false })).status).toBe(404)
+    expect((await member.client.delete(`${subs()}/${ownersEmail.id}`)).status).toBe(404)
+
+    const all = await api.get(subs())
+    expect(all.status).toBe(200)
+    expect(new Set(all.body.map((s: any) => s.user_id))).toEqual(new Set([ws.ownerId, member.userId]))
+    const toggled = await api.patch(`${subs()}/${mine.body.id}`, { enabled: false })
+    expect(toggled.body.enabled).toBe(false)
+    const created = await api.post(subs(), { events: ['post.created'], channel: 'email' })
+    expect(created.status).toBe(403)
+    expect(created.body.code).toBe('DASHBOARD_ONLY')
+    expect((await api.patch(`${subs()}/${mine.body.id}`, { enabled: 'yes' })).status).toBe(422)
+    expect((await api.delete(`${subs()}/${mine.body.id}`)).status).toBe(204)
+    expect((await api.delete(`${subs()}/${mine.body.id}`)).status).toBe(404)
+  })
+
+  test('scopes and other workspaces', async () => {
+    const narrow = h.client({ authorization: `Bearer ${await ws.key(['posts:read'])}` })
+    expect((await narrow.get(subs())).body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'notifications:read' })
+    expect((await narrow.get(feed())).body.required_scope).toBe('notifications:read')
+    const reader = h.client({ authorization: `Bearer ${await ws.key(['notifications:read'])}` })
+    expect((await reader.patch(`${subs()}/nsub_x`, { enabled: false })).body.required_scope).toBe('notifications:write')
+    expect((await api.get(subs(other.slug))).status).toBe(404)
+    const theirs = await other.owner.post(subs(other.slug), { events: ['post.created'], channel: 'email' })
+    expect((await api.patch(`${subs()}/${theirs.body.id}`, { enabled: false })).status).toBe(404)
+  })
+})
+
+describe('notification events', () => {
+  test('an outbox event becomes one notification per subscribed channel; the e-mail goes out through the mail module', async () => {
+    const post = await api.post('/api/v1/boards/ideas/posts', { title: 'Notify me' })
+    expect(post.status).toBe(201)
+    const list = await eventually(async () => {
+      const res = await ws.owner.get(feed())
+      return res.body.items?.filter((item: any) => item.data.post?.id === post.body.id).length === 2 && res.body
+    })
+    const items = list.items.filter((item: any) => item.data.post?.id === post.body.id)
+    expect(items.map((item: any) => item.channel).sort()).toEqual(['email', 'in_app'])
+    expect(items[0]).toMatchObject({ user_id: ws.ownerId, event_type: 'post.created', subject: 'New post: Notify me' })
+    expect(items.find((item: any) => item.channel === 'in_app').email_status).toBeNull()
+    await eventually(async () => (await h.db.select().from(notificationEvents).where(and(eq(notificationEvents.eventId, items[0].event_id), eq(notificationEvents.channel, 'email'))))[0]?.emailStatus === 'sent')
+    const [mail] = await h.db.select().from(emailOutbox).where(and(eq(emailOutbox.to, ownerEmail()), eq(emailOutbox.subject, `[Workspace ${ws.slug}] New post: Notify me`)))
+    expect(mail?.text).toContain('post.created')
+    // The member has no subscription to post.created: nothing for them.
+    expect((await member.client.get(feed())).body.items.filter((item: any) => item.event_type === 'post.created')).toEqual([])
+  })
+
+  test('paging with page and page_size; out-of-range values are 422', async () => {
+    await api.post('/api/v1/boards/ideas/posts', { title: 'Second' })
+    await eventually(async () => (await ws.owner.get(feed())).body.total >= 4)
+    const first = await ws.owner.get(`${feed()}?page=1&page_size=3`)
+    expect(first.body).toMatchObject({ page: 1, page_size: 3, total: 4, total_pages: 2 })
+    expect(first.body.items).toHaveLength(3)
+    expect(first.body.items[0].subject).toBe('New post: Second')
+    expect((await ws.owner.get(`${feed()}?page=2&page_size=3`)).body.items).toHaveLength(1)
+    expect((await ws.owner.get(feed())).body.page_size).toBe(50)
+    expect((await api.get(feed())).body.total).toBe(4)
+    for (const query of ['page=0', 'page_size=0', 'page_size=101', 'page=x', 'limit=5']) expect((await ws.owner.get(`${feed()}?${query}`)).status).toBe(422)
+  })
+})
+
+describe('custom sending domain', () => {
+  const domain = 'mail.acme-example.com'
+
+  test('Business plan, owner only, dashboard only', async () => {
+    const below = await ws.owner.post(domainPath(), { domain })
+    expect(below.status).toBe(403)
+    expect(below.body.code).toBe('PLAN_REQUIRED')
+    expect((await ws.owner.get(domainPath())).body.code).toBe('PLAN_REQUIRED')
+    await setSubscription(h, ws.id, { plan: 'business' })
+    expect((await member.client.post(domainPath(), { domain })).body.code).toBe('OWNER_ONLY')
+    const admin = await addMember(h, ws, `admin-${ws.slug}@example.com`, 'admin')
+    expect((await admin.client.get(domainPath())).body.code).toBe('OWNER_ONLY')
+    expect((await api.post(domainPath(), { domain })).body.code).toBe('DASHBOARD_ONLY')
+    for (const bad of ['localhost', 'not a domain', '-x.example.com', 'a..b.com', '127.0.0.1']) expect((await ws.owner.post(domainPath(), { domain: bad })).status).toBe(422)
+    expect((await ws.owner.get(domainPath())).status).toBe(404)
+  })
+
+  test('create returns the DNS records; pending until every record is found, then verified', async () => {
+    const created = await ws.owner.post(domainPath(), { domain: 'Mail.Acme-Example.com' })
+    expect(created.status).toBe(200)
+    expect(created.body).toMatchObject({ domain, status: 'pending', from_address: `notifications@${domain}`, verified_at: null })
+    const records = Object.fromEntries(created.body.records.map((record: any) => [record.purpose, record]))
+    expect(records.spf).toMatchObject({ type: 'TXT', name: domain, value: 'v=spf1 include:_spf.localhost ~all', verified: false })
+    expect(records.dkim.type).toBe('TXT')
+    expect(records.dkim.name).toMatch(new RegExp(`^chorus[a-z0-9]{6}\\._domainkey\\.${domain.replace(/\./g, '\\.')}$`))
+    expect(records.dkim.value).toMatch(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/]+=*$/)
+    expect(records.return_path).toMatchObject({ type: 'CNAME', name: `bounces.${domain}`, value: 'bounces.localhost' })
+    expect((await ws.owner.post(domainPath(), { domain: 'other.example.com' })).status).toBe(409)
+    await setSubscription(h, other.id, { plan: 'business' })
+    expect((await other.owner.post(domainPath(other.slug), { domain })).status).toBe(409)
+
+    expect((await ws.owner.get(domainPath())).body).toMatchObject({ status: 'pending', records: expect.arrayContaining([expect.objectContaining({ verified: false })]) })
+    dns.records.TXT.set(domain, ['some-other=1', records.spf.value])
+    const partial = await ws.owner.get(domainPath())
+    expect(partial.body.status).toBe('pending')
+    expect(partial.body.records.map((record: any) => [record.purpose, record.verified])).toEqual([['spf', true], ['dkim', false], ['return_path', false]])
+    expect(partial.body.last_checked_at).not.toBeNull()
+    dns.records.TXT.set(records.dkim.name, [records.dkim.value])
+    dns.records.CNAME.set(`bounces.${domain}`, 'bounces.localhost')
+    const verified = await ws.owner.get(domainPath())
+    expect(verified.body.status).toBe('verified')
+    expect(verified.body.verified_at).not.toBeNull()
+    expect(verified.body.records.every((record: any) => record.verified)).toBe(true)
+  })
+
+  test('notification e-mail from a verified domain is DKIM-signed and verifies against the published key', async () => {
+    const smtp = await startSmtp()
+    const defaultMail = h.ctx.mail
+    h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.db, h.ctx.log)
+    try {
+      await api.post('/api/v1/boards/ideas/posts', { title: 'Signed' })
+      const mail = await smtp.waitFor(ownerEmail())
+      expect(mail.raw).toMatch(new RegExp(`^From: "Workspace ${ws.slug}" <notifications@${domain.replace(/\./g, '\\.')}>`, 'm'))
+      expect(mail.raw).toMatch(/^DKIM-Signature: /m)
+      const resolver = new Resolver()
+      resolver.setServers([dns.address])
+      // Bun's resolveTxt hands back the 255-byte strings of one record as separate records; rejoin the key record.
+      const txt = async (name: string) => [[(await resolver.resolveTxt(name)).flat().join('')]]
+      const result = await dkimVerify(Buffer.from(mail.raw), { resolver: (name: string, type: string) => (type === 'TXT' ? txt(name) : resolver.resolve(name, type as 'A')) })
+      expect(result.results[0]).toMatchObject({ signingDomain: domain, status: { result: 'pass' } })
+    } finally {
+      h.ctx.mail = defaultMail
+      await smtp.close()
+    }
+  })
+
+  test('delete returns mail to the default sender', async () => {
+    expect((await ws.owner.delete(domainPath())).status).toBe(204)
+    expect((await ws.owner.get(domainPath())).status).toBe(404)
+    expect((await ws.owner.delete(domainPath())).status).toBe(404)
+  })
+})

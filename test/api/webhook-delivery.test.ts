@@ -1,0 +1,230 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { and, eq } from 'drizzle-orm'
+import { Webhook } from 'standardwebhooks'
+import { webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
+import { RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
+import { sendWebhook } from '../../server/modules/webhooks/send.ts'
+import { createDns } from '../../server/lib/dns.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startHarness, type Harness } from '../helpers/harness.ts'
+import { eventually, startReceiver } from '../helpers/receiver.ts'
+
+let h: Harness
+let ws: WorkspaceFixture
+let runner: WebhookRunner
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+let api: ReturnType<Harness['client']>
+const base = () => `/api/v1/workspaces/${ws.slug}/webhooks`
+
+beforeAll(async () => {
+  h = await startHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' })
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  api = h.client({ authorization: `Bearer ${await ws.key()}` })
+  receiver = await startReceiver()
+  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+  await runner.ready()
+}, 60_000)
+// Each test's endpoints go away after it, so later posts do not reach them.
+afterEach(async () => {
+  await h.db.delete(webhooks).where(eq(webhooks.workspaceId, ws.id))
+})
+afterAll(async () => {
+  await runner?.stop()
+  receiver?.stop()
+  await h.close()
+})
+
+const newPost = async (title: string) => {
+  const res = await api.post('/api/v1/boards/ideas/posts', { title })
+  expect(res.status).toBe(201)
+  return res.body as { id: string }
+}
+const logsOf = async (webhookId: string, query = '') => (await api.get(`${base()}/${webhookId}/logs${query}`)).body as any[]
+const deliveryOf = async (webhookId: string) => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)))[0]
+
+const hook = async (path: string, events = ['post.created']) => {
+  const res = await api.post(base(), { url: receiver.url(path), events })
+  expect(res.status).toBe(201)
+  return res.body as { id: string; secret: string }
+}
+
+describe('delivery', () => {
+  test('a post made over HTTP reaches the receiver within 1 s, signed so standardwebhooks verifies it', async () => {
+    const { id, secret } = await hook('/fast')
+    const started = Date.now()
+    const post = await api.post('/api/v1/boards/ideas/posts', { title: 'Dark mode' })
+    expect(post.status).toBe(201)
+    const [hit] = await receiver.waitFor('/fast', 1, 1000)
+    expect(hit!.at - started).toBeLessThan(1000)
+    const headers = Object.fromEntries(hit!.headers)
+    const event = new Webhook(secret).verify(hit!.body, headers) as any
+    expect(event).toMatchObject({ type: 'post.created', workspace_id: ws.id, data: { post: { id: post.body.id, title: 'Dark mode' } } })
+    expect(event.id).toMatch(/^evt_/)
+    expect(headers['webhook-id']).toBe(event.id)
+    expect(headers['x-chorus-event']).toBe('post.created')
+    expect(Object.keys(JSON.parse(hit!.body))).toEqual(['id', 'type', 'timestamp', 'workspace_id', 'data'])
+    const logs = await eventually(async () => (await api.get(`${base()}/${id}/logs`)).body.length && (await api.get(`${base()}/${id}/logs`)).body)
+    expect(logs[0]).toMatchObject({ webhook_id: id, event_id: event.id, event_type: 'post.created', attempt: 1, success: true, response_status: 200, response_body: 'ok', error: null })
+  })
+})
+
+describe('failures and retries', () => {
+  test('a failing receiver gets retries on the schedule (scaled), every attempt logged, then the delivery fails', async () => {
+    receiver.respondWith((request, entry) => (entry.path === '/fail' ? new Response('nope', { status: 500 }) : new Response('ok')))
+    const { id } = await hook('/fail')
+    await newPost('Retry me')
+    const hits = await receiver.waitFor('/fail', 3, 4000)
+    // Attempt 3 comes 5 min × 0.001 = 300 ms (± 10 % jitter) after attempt 2.
+    expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(250)
+    expect(new Set(hits.map((hit) => hit.headers.get('webhook-id'))).size).toBe(1)
+    const firstLogs = await eventually(async () => { const logs = await logsOf(id); return logs.length >= 3 && logs })
+    expect(firstLogs.slice(0, 3).map((log) => log.attempt)).toEqual([3, 2, 1])
+    expect(firstLogs[0]).toMatchObject({ success: false, response_status: 500, response_body: 'nope', error: 'HTTP 500' })
+
+    // The remaining delays are seconds to hours even scaled; check each one planned, then bring it forward.
+    for (let attempt = 3; attempt <= RETRY_DELAYS_MS.length; attempt++) {
+      const delivery = await eventually(async () => { const row = await deliveryOf(id); return row?.attempts === attempt && row.leaseOwner === null && row })
+      expect(delivery.status).toBe('pending')
+      const [log] = await logsOf(id, '?limit=1')
+      const planned = delivery.nextAttemptAt.getTime() - Date.parse(log.created_at)
+      expect(planned / (RETRY_DELAYS_MS[attempt - 1]! * 0.001)).toBeWithin(0.85, 1.15)
+      await h.db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(and(eq(webhookDeliveries.webhookId, id), eq(webhookDeliveries.status, 'pending')))
+    }
+    const failed = await eventually(async () => { const row = await deliveryOf(id); return row?.status === 'failed' && row })
+    expect(failed.attempts).toBe(RETRY_DELAYS_MS.length + 1)
+    const logs = await logsOf(id)
+    expect(logs).toHaveLength(8)
+    expect(logs.every((log) => log.success === false)).toBe(true)
+    expect((await logsOf(id, '?success=false&limit=2&offset=1')).map((log) => log.attempt)).toEqual([7, 6])
+    expect(await logsOf(id, '?success=true')).toEqual([])
+  })
+
+  test('410 Gone turns the endpoint off; nothing more is sent to it', async () => {
+    receiver.respondWith((request, entry) => new Response('bye', { status: entry.path === '/gone' ? 410 : 200 }))
+    const { id } = await hook('/gone')
+    await newPost('Gone')
+    await receiver.waitFor('/gone', 1)
+    const listed = await eventually(async () => (await api.get(base())).body.find((w: any) => w.id === id && !w.enabled))
+    expect(listed.disabled_reason).toMatch(/410/)
+    expect((await deliveryOf(id))!.status).toBe('failed')
+    await newPost('After gone')
+    await Bun.sleep(300)
+    expect(receiver.to('/gone')).toHaveLength(1)
+  })
+
+  test('a 3xx is a failure and is never followed', async () => {
+    receiver.respondWith((request, entry) => (entry.path === '/moved' ? Response.redirect(receiver.url('/landing'), 302) : new Response('ok')))
+    const { id } = await hook('/moved')
+    await newPost('Moved')
+    await receiver.waitFor('/moved', 1)
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    expect(log).toMatchObject({ success: false, response_status: 302, error: 'Redirect (302) not followed' })
+    await Bun.sleep(100)
+    expect(receiver.to('/landing')).toHaveLength(0)
+  })
+
+  test('Retry-After on 503 is honoured over the (scaled) schedule', async () => {
+    let calls = 0
+    receiver.respondWith((request, entry) => (entry.path === '/busy' && ++calls === 1 ? new Response('later', { status: 503, headers: { 'retry-after': '1' } }) : new Response('ok')))
+    const { id } = await hook('/busy')
+    await newPost('Busy')
+    const hits = await receiver.waitFor('/busy', 2, 4000)
+    expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(950)
+    await eventually(async () => (await deliveryOf(id))?.status === 'done')
+  })
+
+  test('only the first 4 KiB of an answer is kept', async () => {
+    receiver.respondWith(() => new Response('x'.repeat(10_000)))
+    const { id } = await hook('/big')
+    await newPost('Big answer')
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    expect(log.response_body).toHaveLength(4096)
+  })
+
+  test('a receiver slower than the timeout is a failed attempt', async () => {
+    receiver.respondWith(async (request, entry) => (entry.path === '/slow' ? Bun.sleep(1000).then(() => new Response('late')) : new Response('ok')))
+    const job = { webhookId: 'wh_x', eventId: 'evt_x', eventType: 'post.created', attempt: 1, manual: false, url: receiver.url('/slow'), secrets: ['whsec_' + btoa('k'.repeat(32))], body: '{}' }
+    const result = await sendWebhook(job, { dns: createDns(undefined), allowPrivate: true, timeoutMs: 200 })
+    expect(result).toMatchObject({ success: false, status: null, error: 'Timed out after 0.2 s' })
+    expect(result.durationMs).toBeLessThan(900)
+  })
+})
+
+describe('manual retry, rotation, event kinds, the worker', () => {
+  test('a logged delivery is sent again with the same webhook-id (202)', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    const { id } = await hook('/replay')
+    await newPost('Replay')
+    const [first] = await receiver.waitFor('/replay', 1)
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    const queued = await api.post(`${base()}/logs/${log.id}/retry`)
+    expect(queued.status).toBe(202)
+    expect(queued.body).toMatchObject({ status: 'queued', log_id: log.id, webhook_id: id, event_id: log.event_id })
+    const hits = await receiver.waitFor('/replay', 2)
+    expect(hits[1]!.headers.get('webhook-id')).toBe(first!.headers.get('webhook-id'))
+    expect(hits[1]!.body).toBe(first!.body)
+    const logs = await eventually(async () => { const rows = await logsOf(id); return rows.length === 2 && rows })
+    expect(logs[0]).toMatchObject({ attempt: 2, success: true, event_id: log.event_id })
+  })
+
+  test('a manual retry is one attempt: when it fails, no automatic retries follow', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    const { id } = await hook('/once')
+    await newPost('Once')
+    await receiver.waitFor('/once', 1)
+    await eventually(async () => (await deliveryOf(id))?.status === 'done')
+    receiver.respondWith(() => new Response('no', { status: 500 }))
+    const [log] = await logsOf(id)
+    expect((await api.post(`${base()}/logs/${log.id}/retry`)).status).toBe(202)
+    await receiver.waitFor('/once', 2)
+    const row = await eventually(async () => { const delivery = await deliveryOf(id); return delivery?.attempts === 2 && delivery })
+    expect(row.status).toBe('failed')
+    await Bun.sleep(100)
+    expect(receiver.to('/once')).toHaveLength(2)
+  })
+
+  test('after a rotation both secrets sign, and each verifies with standardwebhooks', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    const { id, secret: oldSecret } = await hook('/rotate')
+    const rotated = await api.post(`${base()}/${id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(rotated.body.secret).not.toBe(oldSecret)
+    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeWithin(23.9 * 3600_000, 24 * 3600_000 + 1)
+    await newPost('Rotated')
+    const [hit] = await receiver.waitFor('/rotate', 1)
+    const headers = Object.fromEntries(hit!.headers)
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2)
+    expect(new Webhook(rotated.body.secret).verify(hit!.body, headers)).toMatchObject({ type: 'post.created' })
+    expect(new Webhook(oldSecret).verify(hit!.body, headers)).toMatchObject({ type: 'post.created' })
+    expect(() => new Webhook('whsec_' + btoa('z'.repeat(32))).verify(hit!.body, headers)).toThrow()
+  })
+
+  test('endpoints get only their event kinds, and a disabled endpoint gets nothing', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    await hook('/comments-only', ['comment.created'])
+    const off = await hook('/off')
+    expect((await api.patch(`${base()}/${off.id}`, { enabled: false })).body).toMatchObject({ enabled: false, disabled_reason: null })
+    const post = await newPost('Kinds')
+    await api.post(`/api/v1/posts/${post.id}/comments`, { body: 'A comment' })
+    const [hit] = await receiver.waitFor('/comments-only', 1)
+    expect(hit!.headers.get('x-chorus-event')).toBe('comment.created')
+    await Bun.sleep(200)
+    expect(receiver.to('/comments-only')).toHaveLength(1)
+    expect(receiver.to('/off')).toHaveLength(0)
+  })
+
+  test('a crashed worker is replaced and deliveries go on', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    await hook('/after-crash')
+    const first = runner.worker
+    first.terminate()
+    await eventually(() => runner.worker !== first, 5000, 'a new worker')
+    await runner.ready()
+    const post = await newPost('After crash')
+    const [hit] = await receiver.waitFor('/after-crash', 1, 3000)
+    expect(JSON.parse(hit!.body).data.post.id).toBe(post.id)
+  })
+})

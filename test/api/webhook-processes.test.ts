@@ -1,0 +1,145 @@
+// Real server processes (`bun server/index.ts`) sharing one PostgreSQL database: crash recovery and
+// shared work. These always run, on both CI passes, against the Postgres at 127.0.0.1:5432 (or
+// TEST_POSTGRES_URL); without one they fail loudly rather than being skipped.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
+import postgres from 'postgres'
+import { createApp } from '../../server/app.ts'
+import { getConfig } from '../../server/config.ts'
+import { openDatabase, type Database } from '../../server/db/client.ts'
+import { webhookDeliveries, webhookDeliveryLogs } from '../../server/db/schema/index.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { BASE, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
+import { eventually, startReceiver } from '../helpers/receiver.ts'
+
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const ROOT = new URL('../..', import.meta.url).pathname
+
+let server: postgres.Sql
+let databaseName: string
+let databaseUrl: string
+let database: Database
+let h: Harness
+let ws: WorkspaceFixture
+let api: TestClient
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+const children = new Set<ReturnType<typeof Bun.spawn>>()
+
+beforeAll(async () => {
+  server = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
+  try {
+    await server`select 1`
+  } catch (error) {
+    throw new Error(`The multi-process webhook tests need PostgreSQL at ${ADMIN_URL} (set TEST_POSTGRES_URL): ${error}`)
+  }
+  databaseName = `chorus_p_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  await server.unsafe(`create database ${databaseName}`)
+  const url = new URL(ADMIN_URL)
+  url.pathname = `/${databaseName}`
+  databaseUrl = url.toString()
+  database = openDatabase(databaseUrl, '')
+  await database.migrate()
+  // The test's own app (no delivery runner) makes the workspace, the webhooks and the posts; only the children deliver.
+  const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_IP: '100000', RATE_LIMIT_PER_KEY: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' })
+  const { app, ctx } = await createApp({ config, database })
+  h = { app, ctx, db: ctx.db, database, databaseUrl, queries: [], client: (defaults?: Record<string, string>) => new TestClient((request) => app.handle(request), defaults), close: async () => ctx.limiter.close() }
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  api = h.client({ authorization: `Bearer ${await ws.key()}` })
+  receiver = await startReceiver()
+}, 60_000)
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL')
+  receiver?.stop()
+  await h?.close()
+  await database?.close()
+  if (databaseName) await server.unsafe(`drop database if exists ${databaseName} with (force)`)
+  await server?.end()
+})
+
+/** Starts `bun server/index.ts` on the test database; resolves once its webhook worker holds its claim lock. */
+async function startServer() {
+  const child = Bun.spawn([process.execPath, 'server/index.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001', TEST_POSTGRES_URL: '' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  children.add(child)
+  const reader = child.stdout.getReader()
+  let output = ''
+  const deadline = Date.now() + 20_000
+  while (!output.includes('webhook worker ready')) {
+    const chunk = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => null)])
+    if (!chunk || chunk.done) throw new Error(`server did not start: ${output}${await new Response(child.stderr).text()}`)
+    output += new TextDecoder().decode(chunk.value)
+  }
+  // Keep draining both pipes so a full one never blocks the child.
+  void (async () => { while (!(await reader.read()).done); })().catch(() => {})
+  void new Response(child.stderr).text().then((text) => { if (text.includes('"level":"error"')) console.error(text) })
+  return child
+}
+
+async function createPosts(count: number, prefix: string) {
+  const ids: string[] = []
+  for (let i = 0; i < count; i += 10) {
+    const batch = await Promise.all(Array.from({ length: Math.min(10, count - i) }, (_, j) => api.post('/api/v1/boards/ideas/posts', { title: `${prefix} ${i + j}` })))
+    for (const res of batch) {
+      expect(res.status).toBe(201)
+      ids.push(res.body.id)
+    }
+  }
+  return ids
+}
+
+const postIdOf = (body: string) => JSON.parse(body).data.post.id as string
+
+describe('several server processes on one PostgreSQL', () => {
+  test('a server killed with SIGKILL mid-delivery: after a restart every pending event is delivered', async () => {
+    const hook = await api.post(`/api/v1/workspaces/${ws.slug}/webhooks`, { url: receiver.url('/crash'), events: ['post.created'] })
+    expect(hook.status).toBe(201)
+    const acked = new Set<string>()
+    let hang = true
+    receiver.respondWith(async (request, entry) => {
+      if (hang) await Bun.sleep(30_000)
+      acked.add(postIdOf(entry.body))
+      return new Response('ok')
+    })
+    const first = await startServer()
+    const before = await createPosts(20, 'Before crash')
+    await receiver.waitFor('/crash', 1, 5000) // the first server has claimed and is sending (the receiver hangs)
+    first.kill('SIGKILL')
+    await first.exited
+    hang = false
+    const whileDown = await createPosts(5, 'While down')
+
+    const started = Date.now()
+    const second = await startServer()
+    await eventually(() => [...before, ...whileDown].every((id) => acked.has(id)), 15_000, 'every event delivered after the restart')
+    // The dead server's claims were taken over at once (its lock went with it), not after the 60 s lease.
+    expect(Date.now() - started).toBeLessThan(15_000)
+    const states = () => h.db.select({ status: webhookDeliveries.status, count: sql<number>`count(*)::int` }).from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, hook.body.id)).groupBy(webhookDeliveries.status)
+    await eventually(async () => { const rows = await states(); return rows.length === 1 && rows[0]!.status === 'done' && rows[0]!.count === 25 }, 5000, 'all 25 deliveries done')
+    second.kill('SIGTERM')
+    expect(await second.exited).toBe(0)
+    await api.delete(`/api/v1/workspaces/${ws.slug}/webhooks/${hook.body.id}`)
+  }, 60_000)
+
+  test('two servers share 200 events: none lost, none sent twice', async () => {
+    const hook = await api.post(`/api/v1/workspaces/${ws.slug}/webhooks`, { url: receiver.url('/shared'), events: ['post.created'] })
+    receiver.respondWith(() => new Response('ok'))
+    const servers = await Promise.all([startServer(), startServer()])
+    const ids = await createPosts(200, 'Shared')
+    await eventually(() => new Set(receiver.to('/shared').map((hit) => postIdOf(hit.body))).size >= 200, 20_000, '200 deliveries')
+    await Bun.sleep(200)
+    const delivered = receiver.to('/shared').map((hit) => postIdOf(hit.body))
+    expect(new Set(delivered)).toEqual(new Set(ids))
+    expect(delivered).toHaveLength(200)
+    const senders = await h.db.selectDistinct({ sentBy: webhookDeliveryLogs.sentBy }).from(webhookDeliveryLogs).where(eq(webhookDeliveryLogs.webhookId, hook.body.id))
+    expect(senders).toHaveLength(2)
+    for (const child of servers) child.kill('SIGTERM')
+    expect(await Promise.all(servers.map((child) => child.exited))).toEqual([0, 0])
+  }, 60_000)
+})
