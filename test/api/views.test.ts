@@ -14,7 +14,7 @@ const VIEWS = ['metrics', 'dashboard', 'onboarding-progress']
 const email = (n: number) => `e${n}@customer.example`
 
 beforeAll(async () => {
-  h = await startHarness()
+  h = await startHarness({ WEBHOOK_ALLOW_PRIVATE: 'true' })
   ws = await workspaceFixture(h)
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, ws.id, 'bugs')
@@ -115,6 +115,11 @@ describe('views: happy paths', () => {
     // Invited is enough; the invitation need not be accepted.
     await fresh.owner.post(`/api/v1/workspaces/${fresh.slug}/members`, { email: `invitee-${fresh.slug}@example.com`, role: 'member' })
     expect(await progress()).toEqual({ board_created: true, first_post: true, teammate_invited: true, api_key_created: true, webhook_added: false, widget_seen: true, completed: 5, total: 6 })
+
+    // No delivery runner runs in this file, and loopback port 9 would refuse anyway.
+    const hook = await client.post(`/api/v1/workspaces/${fresh.slug}/webhooks`, { url: 'http://127.0.0.1:9/hook', events: ['comment.deleted'] })
+    expect(hook.status).toBe(201)
+    expect(await progress()).toMatchObject({ webhook_added: true, completed: 6, total: 6 })
   })
 
   test('members of any role and keys with workspace:read read every view, under both prefixes', async () => {

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
 import { events, webhookDeliveryLogs, webhooks } from '../../server/db/schema/index.ts'
 import { newId } from '../../server/lib/ids.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
@@ -33,6 +33,11 @@ beforeAll(async () => {
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 60_000)
+// Endpoints here resolve to a public address through the test DNS server; this machine must never
+// connect there, so none stays enabled past the test that made it (events of a later test would reach it).
+afterEach(async () => {
+  await h.db.update(webhooks).set({ enabled: false }).where(sql`${webhooks.url} !~ '^https?://(127\.0\.0\.1|localhost)[:/]'`)
+})
 afterAll(async () => {
   await runner?.stop()
   receiver?.stop()

@@ -108,20 +108,20 @@ export async function workspaceDashboard(db: Db, workspaceId: string) {
 }
 
 export async function onboardingProgress(db: Db, workspaceId: string) {
-  const [row] = rowsOf<{ board_created: boolean; first_post: boolean; teammate_invited: boolean; api_key_created: boolean; widget_seen: boolean }>(await db.execute(sql`
+  const [row] = rowsOf<{ board_created: boolean; first_post: boolean; teammate_invited: boolean; api_key_created: boolean; webhook_added: boolean; widget_seen: boolean }>(await db.execute(sql`
     select
       exists (select 1 from boards where workspace_id = ${workspaceId}) as board_created,
       exists (select 1 from posts where workspace_id = ${workspaceId}) as first_post,
       (select count(*) from members where workspace_id = ${workspaceId}) > 1 as teammate_invited,
       exists (select 1 from api_keys where workspace_id = ${workspaceId}) as api_key_created,
+      exists (select 1 from webhooks where workspace_id = ${workspaceId}) as webhook_added,
       exists (select 1 from posts where workspace_id = ${workspaceId} and author_end_user_id is not null) as widget_seen`))
   const steps = {
     board_created: row!.board_created,
     first_post: row!.first_post,
     teammate_invited: row!.teammate_invited,
     api_key_created: row!.api_key_created,
-    // The schema has no webhooks table yet, so no workspace can have added one.
-    webhook_added: false,
+    webhook_added: row!.webhook_added,
     widget_seen: row!.widget_seen,
   }
   const values = Object.values(steps)
