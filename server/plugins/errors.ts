@@ -8,6 +8,16 @@ const LOCATION: Record<string, string> = { body: 'body', query: 'query', params:
 
 const snake = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase()
 
+/**
+ * Elysia coerces numeric query parameters one by one and reports a failure there as type "property",
+ * without the name. The name is the query parameter whose text is the rejected value.
+ */
+function coercedQueryLoc(error: ValidationError, request?: Request): (string | number)[] {
+  const query = request ? new URL(request.url).searchParams : undefined
+  const names = query ? [...query.keys()].filter((name) => query.getAll(name).some((raw) => raw === String(error.value))) : []
+  return names.length === 1 ? ['query', names[0]!] : ['query']
+}
+
 /** The allowed values when the failing schema is a union of string literals (our Enum). */
 function literalOptions(schema: unknown): string[] | undefined {
   const anyOf = (schema as { anyOf?: { const?: unknown }[] })?.anyOf
@@ -16,11 +26,11 @@ function literalOptions(schema: unknown): string[] | undefined {
 }
 
 /** Elysia's validation error as the FastAPI-style HTTPValidationError list. */
-export function validationIssues(error: ValidationError): ValidationIssue[] {
+export function validationIssues(error: ValidationError, request?: Request): ValidationIssue[] {
   const where = LOCATION[error.type] ?? error.type
   return error.all.map((issue) => {
     const path = 'path' in issue && typeof issue.path === 'string' ? issue.path.split('/').filter(Boolean) : []
-    const loc = [where, ...path.map((part) => (/^\d+$/.test(part) ? Number(part) : part))]
+    const loc = error.type === 'property' ? coercedQueryLoc(error, request) : [where, ...path.map((part) => (/^\d+$/.test(part) ? Number(part) : part))]
     const kind = 'type' in issue && typeof issue.type === 'number' ? ValueErrorType[issue.type] : undefined
     const options = 'schema' in issue ? literalOptions(issue.schema) : undefined
     const msg = options ? `Expected one of: ${options.join(', ')}` : 'summary' in issue && issue.summary ? issue.summary : issue.message
@@ -51,10 +61,10 @@ export function errorHandler(ctx: AppContext) {
     }
     if (error instanceof ValidationError) {
       if (error.type === 'response') {
-        ctx.log.error('response does not match its schema', { request_id: requestId, path: new URL(request.url).pathname, issues: validationIssues(error) })
+        ctx.log.error('response does not match its schema', { request_id: requestId, path: new URL(request.url).pathname, issues: validationIssues(error, request) })
         return reply(500, 'INTERNAL', 'Internal server error')
       }
-      const issues = validationIssues(error)
+      const issues = validationIssues(error, request)
       return reply(422, 'VALIDATION_ERROR', issues[0] ? `${issues[0].loc.join('.')}: ${issues[0].msg}` : 'Request validation failed', issues)
     }
     switch (code) {

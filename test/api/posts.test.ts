@@ -122,6 +122,13 @@ describe('posts: lists', () => {
     expect(newest[0].created_at >= newest[newest.length - 1].created_at).toBe(true)
   })
 
+  test('an out-of-range page names its parameter', async () => {
+    for (const [query, name] of [['page=0', 'page'], ['per_page=0', 'per_page'], ['per_page=101', 'per_page'], ['limit=500', 'limit']]) {
+      const res = await api().get(`/api/v1/boards/${board}/posts?${query}`)
+      expect(res.body.detail[0].loc).toEqual(['query', name])
+    }
+  })
+
   test('out-of-range paging and unknown filters are 422, never clamped', async () => {
     for (const query of ['page=0', 'per_page=0', 'per_page=101', 'limit=500', 'page=abc', 'sort=hot', 'per_page=10&limit=20', 'status=nope', 'label=nope', 'unknown=1']) {
       const res = await api().get(`/api/v1/boards/${board}/posts?${query}`)
