@@ -6,6 +6,8 @@ import { posts } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { packedSdk } from '../helpers/packed-sdk.ts'
+import { eventually, startReceiver } from '../helpers/receiver.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 
 type Sdk = typeof import('../../sdk/src/index.ts')
 
@@ -15,18 +17,25 @@ let ws: WorkspaceFixture
 let baseUrl: string
 let key: string
 let server: { stop(): void }
+let runner: WebhookRunner
+let receiver: Awaited<ReturnType<typeof startReceiver>>
 
 beforeAll(async () => {
   sdk = (await import((await packedSdk()).entry)) as Sdk
-  h = await startHarness({ RATE_LIMIT_PER_KEY: '100' })
+  h = await startHarness({ RATE_LIMIT_PER_KEY: '100', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' })
   const listening = h.app.listen({ port: 0, hostname: '127.0.0.1' })
   server = { stop: () => void listening.stop() }
   baseUrl = `http://127.0.0.1:${listening.server!.port}/api/v1`
   ws = await workspaceFixture(h)
   await boardFixture(h, ws.id, 'ideas')
   key = await ws.key()
+  receiver = await startReceiver()
+  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+  await runner.ready()
 }, 90_000)
 afterAll(async () => {
+  await runner?.stop()
+  receiver?.stop()
   server.stop()
   await h.close()
 })
@@ -114,4 +123,29 @@ describe('packed SDK against the live server', () => {
     expect(limited.status).toBe(429)
     expect(limited.retryAfter).toBeGreaterThan(0)
   })
+
+  test('webhooks: an endpoint made with the SDK receives a real delivery that verifyWebhook accepts', async () => {
+    const chorus = client()
+    const endpoint = await chorus.webhooks.create({ url: receiver.url('/sdk'), events: ['post.created'] })
+    expect(endpoint.secret).toMatch(/^whsec_/)
+    expect((await chorus.webhooks.list()).map((w) => w.id)).toContain(endpoint.id)
+
+    const post = await chorus.posts.create({ board: 'ideas', title: 'Delivered to the SDK' })
+    const [delivery] = await receiver.waitFor('/sdk')
+    const event = await sdk.verifyWebhook(delivery!.body, Object.fromEntries(delivery!.headers), endpoint.secret)
+    expect(event).toMatchObject({ type: 'post.created', workspace_id: ws.id })
+    expect((event.data as any).post.id).toBe(post.id)
+    const tampered = await sdk.verifyWebhook(delivery!.body.replace('Delivered', 'Forged'), Object.fromEntries(delivery!.headers), endpoint.secret).catch((e) => e)
+    expect(tampered).toBeInstanceOf(sdk.WebhookVerificationError)
+
+    const [log] = await eventually(async () => { const logs = await chorus.webhooks.logs(endpoint.id, { success: true }); return logs.length && logs })
+    expect(log).toMatchObject({ event_type: 'post.created', success: true, response_status: 200 })
+    expect(await chorus.webhooks.retry(log!.id)).toMatchObject({ status: 'queued' })
+    const again = await receiver.waitFor('/sdk', 2)
+    expect(again[1]!.headers.get('webhook-id')).toBe(delivery!.headers.get('webhook-id'))
+
+    expect((await chorus.webhooks.update(endpoint.id, { enabled: false })).enabled).toBe(false)
+    await chorus.webhooks.delete(endpoint.id)
+    expect(await chorus.webhooks.list()).toEqual([])
+  }, 30_000)
 })
