@@ -1,10 +1,8 @@
 // `npm run seed`: a demo workspace on the configured database (the same configuration, database and
 // migrations as `npm start`), built through the service functions so it looks like real use: events in
 // the outbox, counters in step with the rows, and an API key of which only the hash is stored.
-import { mkdir } from 'node:fs/promises'
 import { eq, sql } from 'drizzle-orm'
-import { ConfigError, getConfig, type Config } from '../server/config.ts'
-import { openDatabase, type Db } from '../server/db/client.ts'
+import type { Db } from '../server/db/client.ts'
 import { boards, comments, endUsers, events, labels, posts, statusChanges, users, votes, workspaces } from '../server/db/schema/index.ts'
 import { ApiError } from '../server/errors.ts'
 import { newId } from '../server/lib/ids.ts'
@@ -14,6 +12,7 @@ import { createPost } from '../server/modules/posts/service.ts'
 import { toggleVote } from '../server/modules/votes/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { SCOPES, type KeyCaller } from '../server/plugins/credentials.ts'
+import { configOrExit, openMigratedDatabase } from '../server/startup.ts'
 
 export const DEMO_SLUG = 'demo'
 export const DEMO_OWNER = 'demo@example.com'
@@ -117,20 +116,9 @@ export async function seedDemo(db: Db, baseUrl: string): Promise<SeedResult> {
 }
 
 async function main() {
-  let config: Config
+  const config = configOrExit(process.env)
+  const database = await openMigratedDatabase(config)
   try {
-    config = getConfig(process.env)
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Invalid configuration: ${error.message}`)
-      process.exit(1)
-    }
-    throw error
-  }
-  if (config.databaseUrl === undefined) await mkdir(config.dataDir, { recursive: true })
-  const database = openDatabase(config.databaseUrl, config.dataDir)
-  try {
-    await database.migrate()
     const result = await seedDemo(database.db, config.baseUrl)
     if (result.created) {
       console.log(`Created the demo workspace "${DEMO_SLUG}" (owner ${DEMO_OWNER}, comped) with ${result.posts} posts on boards ideas and bugs.`)
