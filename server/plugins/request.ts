@@ -11,6 +11,13 @@ const started = new WeakMap<Request, { id: string; at: number }>()
 
 export const requestIdOf = (request: Request) => started.get(request)?.id ?? newId('request')
 
+/** The path of an absolute URL without parsing it (no query string: it can hold tokens). */
+const pathOf = (url: string) => {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const query = url.indexOf('?', start)
+  return start === -1 ? '/' : url.slice(start, query === -1 ? undefined : query)
+}
+
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 function carriesSessionCookie(request: Request) {
@@ -25,7 +32,7 @@ function carriesKey(request: Request) {
 /** Request id, body-size limit, the cookie-CSRF Origin check, client IP, and one access-log line per request. */
 export const requestPlugin = perApp((ctx: AppContext) => {
   const allowedOrigins = new Set([new URL(ctx.config.baseUrl).origin, new URL(ctx.config.dashboardUrl).origin, ...ctx.config.allowedOrigins])
-  return new Elysia({ name: 'request' })
+  const plugin = new Elysia({ name: 'request' })
     .onRequest(({ request, set }) => {
       const id = newId('request')
       started.set(request, { id, at: performance.now() })
@@ -47,15 +54,17 @@ export const requestPlugin = perApp((ctx: AppContext) => {
       const forwarded = ctx.config.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
       return { requestId: requestIdOf(request), clientIp: forwarded || server?.requestIP(request)?.address || 'unknown' }
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set }) => {
-      const entry = started.get(request)
-      ctx.log.info('request', {
-        request_id: entry?.id,
-        method: request.method,
-        // The query string can hold tokens (magic links); only the path is logged.
-        path: new URL(request.url).pathname,
-        status: typeof set.status === 'number' ? set.status : 200,
-        duration_ms: entry ? Math.round((performance.now() - entry.at) * 10) / 10 : undefined,
-      })
+  // The access log is a hook on every request; it is only registered when info lines are wanted.
+  if (ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'info') return plugin
+  return plugin.onAfterResponse({ as: 'global' }, ({ request, set }) => {
+    const entry = started.get(request)
+    ctx.log.info('request', {
+      request_id: entry?.id,
+      method: request.method,
+      // The query string can hold tokens (magic links); only the path is logged.
+      path: pathOf(request.url),
+      status: typeof set.status === 'number' ? set.status : 200,
+      duration_ms: entry ? Math.round((performance.now() - entry.at) * 10) / 10 : undefined,
     })
+  })
 })

@@ -9,7 +9,7 @@ let h: Harness
 const logLines: string[] = []
 beforeAll(async () => {
   const capture = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void logLines.push(JSON.stringify({ level, msg, ...fields }))
-  h = await startHarness({}, { log: { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') } })
+  h = await startHarness({ LOG_LEVEL: 'info' }, { log: { debug: capture('debug'), info: capture('info'), warn: capture('warn'), error: capture('error') } })
 }, 60_000)
 afterAll(() => h.close())
 
