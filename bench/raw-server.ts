@@ -1,30 +1,152 @@
-// The baseline: the same GET /posts/:id (key check, post with board/status/author, its labels) written
-// straight on Bun.serve and postgres.js, with no framework, to compare Chorus against in the same run.
+// The baseline: the routes the benchmarks load, written straight on Bun.serve and postgres.js with no
+// framework, sending the same SQL Chorus sends (same statements, same plans), to compare Chorus against
+// in the same run. Routes (API key in `Authorization: Bearer` except on /public):
+//   GET  /posts/:id                            key check, the post with board/status/author/labels
+//   GET  /boards/:slug/posts?sort=&per_page=&page=   key check, the page with its total (one query)
+//   POST /boards/:slug/posts  {title}          key check; board, default status, post, history, read back, outbox row
+//   POST /posts/:id/votes     {email}          key check; locked post, end user upsert, vote toggle, counter, outbox row
+//   GET  /public/:ws/boards/:slug/posts?sort=   the public page, ETag over the body, 304 on If-None-Match
 import postgres from 'postgres'
 
 const sql = postgres(process.env.DATABASE_URL!, { max: 10 })
-const sha256 = async (value: string) =>
-  Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(value))), (b) => b.toString(16).padStart(2, '0')).join('')
+const encoder = new TextEncoder()
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
+const sha256 = async (value: string) => {
+  let out = ''
+  for (const byte of new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(value)))) out += HEX[byte]
+  return out
+}
+const id = (prefix: string) => `${prefix}_${Date.now().toString(36)}${crypto.getRandomValues(new Uint32Array(3)).reduce((s, n) => s + n.toString(36), '')}`.slice(0, 32)
+
+const POST_COLUMNS = sql`
+  p.id, p.board_id, p.title, p.body, p.status_id, p.owner_user_id, p.vote_count, p.comment_count, p.merged_into_id, p.tracker_issue,
+  p.created_at, p.updated_at, b.slug as board_slug, s.name as status_name, s.kind as status_kind,
+  au.id as au_id, coalesce(au.name, au.email) as au_name, au.email as au_email,
+  eu.id as eu_id, coalesce(eu.name, eu.email) as eu_name, eu.email as eu_email, ak.id as ak_id, ak.name as ak_name,
+  coalesce((select array_agg(l.slug order by l.slug) from post_labels pl join labels l on l.id = pl.label_id where pl.post_id = p.id), '{}') as labels`
+const POST_JOINS = sql`
+  join boards b on b.id = p.board_id join statuses s on s.id = p.status_id
+  left join users au on au.id = p.author_user_id left join end_users eu on eu.id = p.author_end_user_id left join api_keys ak on ak.id = p.author_key_id`
+
+function render(row: any, publicView: boolean) {
+  const email = (value: string | null) => (publicView ? null : value)
+  const author = row.au_id ? { type: 'member', id: row.au_id, name: row.au_name, email: email(row.au_email) }
+    : row.eu_id ? { type: 'end_user', id: row.eu_id, name: publicView && row.eu_name === row.eu_email ? row.eu_email?.split('@')[0] : row.eu_name, email: email(row.eu_email) }
+    : row.ak_id ? { type: 'api_key', id: row.ak_id, name: row.ak_name, email: null }
+    : { type: 'deleted', id: null, name: 'Deleted user', email: null }
+  return {
+    id: row.id, board: row.board_slug, board_id: row.board_id, title: row.title, body: row.body, status: row.status_name, status_id: row.status_id,
+    status_kind: row.status_kind, labels: row.labels, votes: row.vote_count, comment_count: row.comment_count, author,
+    owner_user_id: publicView ? null : row.owner_user_id, merged_into: row.merged_into_id, tracker_issue: publicView ? null : row.tracker_issue ?? null,
+    created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(),
+  }
+}
+
+async function authenticate(request: Request) {
+  const key = request.headers.get('authorization')?.slice(7) ?? ''
+  const [auth] = await sql`select k.*, w.*, k.id as key_id, k.name as key_name, w.id as workspace_id from api_keys k join workspaces w on w.id = k.workspace_id where k.key_hash = ${await sha256(key)} and k.revoked_at is null`
+  return auth as { key_id: string; key_name: string; workspace_id: string } | undefined
+}
+
+const ORDER: Record<string, string> = {
+  top: 'vote_count desc, created_at desc, id desc',
+  trending: 'trending desc nulls last, created_at desc, id desc',
+  new: 'created_at desc, id desc',
+}
+
+function listPage(board: postgres.PendingQuery<any>, sort: string, perPage: number, page: number) {
+  const order = sql.unsafe(ORDER[sort] ?? ORDER.new!)
+  return sql`
+    select ${POST_COLUMNS}, (select coalesce(sum(c.posts), 0) from board_post_counts c where c.board_id = ${board})::int as total
+    from posts p ${POST_JOINS}
+    join (select id, row_number() over (order by ${order}) as n from posts where board_id = ${board} and merged_into_id is null
+          order by ${order} limit ${perPage} offset ${(page - 1) * perPage}) page on page.id = p.id
+    order by page.n`
+}
+
+const envelope = (rows: any[], perPage: number, page: number, publicView: boolean) => {
+  const total = rows[0]?.total ?? 0
+  return { items: rows.map((row) => render(row, publicView)), page, per_page: perPage, total, total_pages: Math.ceil(total / perPage) }
+}
+
+const notFound = () => Response.json({ code: 'NOT_FOUND' }, { status: 404 })
 
 Bun.serve({
   port: Number(process.env.PORT),
   async fetch(request) {
-    const id = new URL(request.url).pathname.split('/').pop()!
-    const key = request.headers.get('authorization')?.slice(7) ?? ''
-    const [auth] = await sql`select k.workspace_id from api_keys k join workspaces w on w.id = k.workspace_id where k.key_hash = ${await sha256(key)} and k.revoked_at is null`
+    const url = new URL(request.url)
+    const parts = url.pathname.split('/').filter(Boolean)
+    const sort = url.searchParams.get('sort') ?? 'new'
+    const perPage = Number(url.searchParams.get('per_page') ?? 20)
+    const page = Number(url.searchParams.get('page') ?? 1)
+
+    if (parts[0] === 'public') {
+      const [, workspaceSlug, , boardSlug] = parts
+      const board = sql`(select b.id from boards b where b.workspace_id = (select id from workspaces where slug = ${workspaceSlug!}) and b.slug = ${boardSlug!} and not b.is_private)`
+      const rows = await listPage(board, sort, perPage, page)
+      if (!rows.length) return notFound()
+      const body = JSON.stringify(envelope(rows, perPage, page, true))
+      const etag = `W/"${(await sha256(body)).slice(0, 32)}"`
+      const headers = { etag, 'cache-control': 'public, max-age=30, stale-while-revalidate=60' }
+      if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers })
+      return new Response(body, { headers: { ...headers, 'content-type': 'application/json;charset=utf-8' } })
+    }
+
+    const auth = await authenticate(request)
     if (!auth) return Response.json({ code: 'INVALID_API_KEY' }, { status: 401 })
-    const [post] = await sql`
-      select p.*, b.slug as board_slug, s.name as status_name, s.kind as status_kind, k.name as key_name
-      from posts p join boards b on b.id = p.board_id join statuses s on s.id = p.status_id
-      left join api_keys k on k.id = p.author_key_id
-      where p.id = ${id} and p.workspace_id = ${auth.workspace_id}`
-    if (!post) return Response.json({ code: 'NOT_FOUND' }, { status: 404 })
-    const labels = await sql`select l.slug from post_labels pl join labels l on l.id = pl.label_id where pl.post_id = ${id} order by l.slug`
-    return Response.json({
-      id: post.id, board: post.board_slug, title: post.title, body: post.body, status: post.status_name, status_kind: post.status_kind,
-      labels: labels.map((l) => l.slug), votes: post.vote_count, comment_count: post.comment_count,
-      author: { type: 'api_key', id: post.author_key_id, name: post.key_name }, merged_into: post.merged_into_id,
-      created_at: post.created_at.toISOString(), updated_at: post.updated_at.toISOString(),
-    })
+
+    if (parts[0] === 'boards' && request.method === 'GET') {
+      const board = sql`(select b.id from boards b where b.workspace_id = ${auth.workspace_id} and b.slug = ${parts[1]!})`
+      const rows = await listPage(board, sort, perPage, page)
+      if (!rows.length) return notFound()
+      return Response.json(envelope(rows, perPage, page, false))
+    }
+
+    if (parts[0] === 'boards' && request.method === 'POST') {
+      const input = await request.json() as { title: string; body?: string }
+      const post = await sql.begin(async (tx) => {
+        const [board] = await tx`select * from boards where workspace_id = ${auth.workspace_id} and slug = ${parts[1]!}`
+        const [status] = await tx`select * from statuses where workspace_id = ${auth.workspace_id} and is_default limit 1`
+        const postId = id('post')
+        await tx`insert into posts (id, workspace_id, board_id, title, body, status_id, author_key_id, author_name)
+                 values (${postId}, ${auth.workspace_id}, ${board!.id}, ${input.title.trim()}, ${input.body ?? ''}, ${status!.id}, ${auth.key_id}, ${auth.key_name})`
+        await tx`insert into status_changes (id, post_id, to_status_id, changed_by_key_id) values (${id('sc')}, ${postId}, ${status!.id}, ${auth.key_id})`
+        const [row] = await tx`select ${POST_COLUMNS} from posts p ${POST_JOINS} where p.id = ${postId} and p.workspace_id = ${auth.workspace_id}`
+        const rendered = render(row, false)
+        await tx`insert into events (id, workspace_id, type, data) values (${id('evt')}, ${auth.workspace_id}, 'post.created', ${sql.json({ post: rendered })})`
+        return rendered
+      })
+      return Response.json(post, { status: 201 })
+    }
+
+    if (parts[0] === 'posts' && parts[2] === 'votes') {
+      const postId = parts[1]!
+      const { email } = await request.json() as { email: string }
+      const result = await sql.begin(async (tx) => {
+        const [post] = await tx`select * from posts where id = ${postId} and workspace_id = ${auth.workspace_id} for update`
+        if (!post) return null
+        const address = email.trim().toLowerCase()
+        await tx`insert into end_users (id, workspace_id, email) values (${id('eu')}, ${auth.workspace_id}, ${address}) on conflict (workspace_id, email) where external_id is null do nothing`
+        const [voter] = await tx`select * from end_users where workspace_id = ${auth.workspace_id} and email = ${address} and external_id is null`
+        const [removed] = await tx`delete from votes where post_id = ${postId} and end_user_id = ${voter!.id} returning *`
+        let voteId = removed?.id
+        if (!removed) {
+          voteId = id('vote')
+          await tx`insert into votes (id, workspace_id, post_id, end_user_id) values (${voteId}, ${auth.workspace_id}, ${postId}, ${voter!.id})`
+        }
+        const [updated] = await tx`update posts set vote_count = vote_count + ${removed ? -1 : 1} where id = ${postId} returning vote_count`
+        await tx`insert into events (id, workspace_id, type, data) values (${id('evt')}, ${auth.workspace_id}, ${removed ? 'vote.deleted' : 'vote.created'},
+                 ${sql.json({ vote: { id: voteId, post_id: postId, voter: { type: 'end_user', id: voter!.id } }, votes: updated!.vote_count })})`
+        return { voted: !removed, votes: updated!.vote_count }
+      })
+      return result ? Response.json(result) : notFound()
+    }
+
+    if (parts[0] === 'posts') {
+      const [post] = await sql`select ${POST_COLUMNS} from posts p ${POST_JOINS} where p.id = ${parts[1]!} and p.workspace_id = ${auth.workspace_id}`
+      if (!post) return notFound()
+      return Response.json(render(post, false))
+    }
+    return notFound()
   },
 })

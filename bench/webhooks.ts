@@ -5,11 +5,13 @@
 import postgres from 'postgres'
 import { openDatabase } from '../server/db/client.ts'
 import { createDns } from '../server/lib/dns.ts'
-import { sealKey } from '../server/lib/seal.ts'
+import { createOutbound } from '../server/lib/outbound.ts'
+import { createSecrets } from '../server/lib/secrets.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
-import { recordEvent } from '../server/modules/events/service.ts'
+import { recordEvent } from '../server/events/outbox.ts'
 import { createWebhook } from '../server/modules/webhooks/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
+import { startServerProcess } from '../test/helpers/server-process.ts'
 import { writeSection } from './report.ts'
 
 const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -46,23 +48,9 @@ try {
   await database.migrate()
   const user = await findOrCreateUser(database.db, 'bench@example.com')
   const workspace = await createWorkspace(database.db, user.id, { name: 'Bench', slug: 'bench' })
-  await createWebhook({ db: database.db, dns: createDns(undefined), allowPrivate: true, key: sealKey(SECRET) }, workspace.id, { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['post.created'] })
+  await createWebhook({ db: database.db, outbound: createOutbound({ dns: createDns(undefined), allowPrivate: true }), secrets: await createSecrets(SECRET) }, workspace.id, { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['post.created'] })
 
-  const proc = Bun.spawn([process.execPath, 'server/index.ts'], {
-    cwd: new URL('..', import.meta.url).pathname,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: 'true' },
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
-  child = proc
-  const reader = proc.stdout.getReader()
-  let output = ''
-  while (!output.includes('webhook worker ready')) {
-    const chunk = await reader.read()
-    if (chunk.done) throw new Error(`server did not start:\n${output}`)
-    output += new TextDecoder().decode(chunk.value)
-  }
-  void (async () => { while (!(await reader.read()).done); })()
+  child = (await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' })).child
 
   const total = rate * seconds
   const committed = new Map<string, number>()

@@ -117,7 +117,7 @@ export async function seedDemo(db: Db, baseUrl: string): Promise<SeedResult> {
 
 async function main() {
   const config = configOrExit(process.env)
-  const database = await openMigratedDatabase(config)
+  const database = await openMigratedDatabase(config, 'seed script')
   try {
     const result = await seedDemo(database.db, config.baseUrl)
     if (result.created) {

@@ -4,17 +4,30 @@ import { createContext, type AppContext, type ContextOverrides } from './context
 import type { Database } from './db/client.ts'
 import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
+import { changelogModule, publicChangelogModule } from './modules/changelog/index.ts'
 import { commentsModule } from './modules/comments/index.ts'
 import { billingModule } from './modules/billing/index.ts'
 import { boardsModule } from './modules/boards/index.ts'
+import { contactModule } from './modules/contact/index.ts'
 import { docsModule } from './modules/docs/index.ts'
+import { fileServingModule, uploadsModule } from './modules/files/index.ts'
+import { idpModule } from './modules/idp/index.ts'
 import { identifyModule } from './modules/end-users/index.ts'
+import { inboundEmailModule } from './modules/inbound-email/index.ts'
+import { exportsModule } from './modules/exports/index.ts'
+import { integrationsModule } from './modules/integrations/index.ts'
+import { trackerModule } from './modules/integrations/tracker-routes.ts'
 import { publicWritesModule } from './modules/end-users/writes.ts'
 import { healthModule } from './modules/health/index.ts'
 import { jwtConfigModule } from './modules/jwt-config/index.ts'
 import { labelsModule } from './modules/labels/index.ts'
+import { mcpModule } from './modules/mcp/index.ts'
+import { signInModule } from './modules/signin/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { notificationsModule } from './modules/notifications/index.ts'
+import { oauthApiModule } from './modules/oauth/api.ts'
+import { oauthServerModule } from './modules/oauth/index.ts'
+import { portalModule } from './modules/portal/index.ts'
 import { postsModule } from './modules/posts/index.ts'
 import { publicModule } from './modules/public/index.ts'
 import { statusesModule } from './modules/statuses/index.ts'
@@ -23,18 +36,24 @@ import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { viewsModule } from './modules/views/index.ts'
 import { votesModule } from './modules/votes/index.ts'
+import { visitorsModule } from './modules/visitors/index.ts'
 import { widgetModule } from './modules/widget/index.ts'
 import { webhooksModule } from './modules/webhooks/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
-import { requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
+import { bindRouteTable, requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
 
-/** The one route table, mounted twice: at `/api/v1` and at `/api` (CONTRACT §1). */
-function apiRoutes(ctx: AppContext, prefix: string) {
+/**
+ * The one route table, mounted twice: at `/api/v1` and at `/api` (docs/api.md#addresses). Typed as AnyElysia:
+ * nothing consumes the route types (no Eden client), and inferring them across every module exceeds
+ * TypeScript's instantiation depth.
+ */
+function apiRoutes(ctx: AppContext, prefix: string): AnyElysia {
   return new Elysia({ prefix })
     .use(healthModule(ctx))
     .use(authModule(ctx))
+    .use(idpModule(ctx))
     .use(userModule(ctx))
     .use(workspacesModule(ctx))
     .use(membersModule(ctx))
@@ -49,12 +68,22 @@ function apiRoutes(ctx: AppContext, prefix: string) {
     .use(votesModule(ctx))
     .use(viewsModule(ctx))
     .use(publicModule(ctx))
+    .use(publicChangelogModule(ctx))
+    .use(changelogModule(ctx))
     .use(jwtConfigModule(ctx))
     .use(identifyModule(ctx))
     .use(publicWritesModule(ctx))
+    .use(visitorsModule(ctx))
     .use(webhooksModule(ctx))
     .use(notificationsModule(ctx))
     .use(sendingDomainModule(ctx))
+    .use(inboundEmailModule(ctx))
+    .use(exportsModule(ctx))
+    .use(uploadsModule(ctx))
+    .use(contactModule(ctx))
+    .use(oauthApiModule(ctx))
+    .use(integrationsModule(ctx))
+    .use(trackerModule(ctx))
 }
 
 export interface CreateAppOptions {
@@ -67,16 +96,22 @@ export async function createApp({ config, database, overrides }: CreateAppOption
   const ctx = await createContext(config, database, overrides)
   let self: AnyElysia | undefined
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: UPLOAD_BODY_LIMIT } })
-    // Errors first, so every module's failures render in the CONTRACT shape.
+    // Errors first, so every module's failures render in the common error body (docs/api.md#errors).
     .use(errorHandler(ctx))
     // Before the request plugin, so even its early rejections (413, CSRF) carry CORS headers on public routes.
     .use(publicCors())
     .use(requestPlugin(ctx))
     .use(apiRoutes(ctx, '/api/v1'))
     .use(apiRoutes(ctx, '/api'))
+    .use(oauthServerModule(ctx))
     .use(docsModule(() => self!))
     .use(widgetModule(ctx))
+    .use(fileServingModule(ctx))
+    .use(mcpModule(ctx))
+    .use(signInModule(ctx))
+    .use(portalModule(ctx))
   self = app
+  bindRouteTable(ctx, () => self!)
   return { app, ctx }
 }
 

@@ -33,6 +33,8 @@ export interface Config {
   superadminEmails: string[]
   allowedOrigins: string[]
   webhookAllowPrivate: boolean
+  /** Operator-configured base URLs (CHAT_API_BASE, …) may resolve to private addresses; metadata ranges never. */
+  operatorUrlsAllowPrivate: boolean
   webhookRetryScale: number
   /** `host:port` of the DNS server for custom-domain checks and webhook host resolution; undefined: the system's. */
   dnsResolver: string | undefined
@@ -43,13 +45,25 @@ export interface Config {
   idpClientSecret: string | undefined
   chatApiBase: string
   trackerApiBase: string
+  /** The OAuth app's credentials at the chat and tracker providers; the tracker's app webhook signing secret. */
+  chatClientId: string | undefined
+  chatClientSecret: string | undefined
+  trackerClientId: string | undefined
+  trackerClientSecret: string | undefined
+  trackerWebhookSecret: string | undefined
   s3: S3Config | undefined
+  /** Where contact-form messages are e-mailed; unset: they are only stored. */
+  contactEmail: string | undefined
   logLevel: LogLevel
   trustProxy: boolean
   rateLimitPerKey: number
   rateLimitPerIp: number
+  /** Seconds a rotated-out OAuth refresh token still earns an access token (0: strict rotation). */
+  oauthRefreshGraceSeconds: number
   /** Cookies get `Secure` unless the service runs on plain-http localhost. */
   secureCookies: boolean
+  /** Intake addresses are `{token}@` this domain; notification Message-IDs use it too. */
+  inboundEmailDomain: string
 }
 
 type Env = Record<string, string | undefined>
@@ -139,6 +153,13 @@ function s3(env: Env): S3Config | undefined {
   }
 }
 
+function inboundDomain(env: Env, fallback: string): string {
+  const raw = text(env, 'INBOUND_EMAIL_DOMAIN')?.toLowerCase()
+  if (raw === undefined) return fallback
+  if (!/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(raw)) throw new ConfigError('INBOUND_EMAIL_DOMAIN', `must be a domain name like in.example.com, got "${raw}"`)
+  return raw
+}
+
 export function getConfig(env: Env): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535)
   const baseUrl = (url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '')
@@ -150,7 +171,8 @@ export function getConfig(env: Env): Config {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
   }
 
-  const billingRaw = text(env, 'BILLING')?.toLowerCase() ?? 'on'
+  // A self-hosted install has no billing provider: billing (trials that lapse, locked keys) is on only with its webhook secret.
+  const billingRaw = text(env, 'BILLING')?.toLowerCase() ?? (text(env, 'BILLING_WEBHOOK_SECRET') ? 'on' : 'off')
   if (billingRaw !== 'on' && billingRaw !== 'off') throw new ConfigError('BILLING', `must be on or off, got "${billingRaw}"`)
 
   const logLevel = (text(env, 'LOG_LEVEL') ?? 'info') as LogLevel
@@ -161,10 +183,16 @@ export function getConfig(env: Env): Config {
   const emailFrom = text(env, 'EMAIL_FROM') ?? `Chorus <no-reply@${base.hostname}>`
   if (!emailFrom.includes('@')) throw new ConfigError('EMAIL_FROM', 'must contain an e-mail address')
 
+  const contactEmail = text(env, 'CONTACT_EMAIL')?.toLowerCase()
+  if (contactEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(contactEmail)) throw new ConfigError('CONTACT_EMAIL', `"${contactEmail}" is not an e-mail address`)
+
   const superadminEmails = list(env, 'SUPERADMIN_EMAILS').map((email) => email.toLowerCase())
   for (const email of superadminEmails) {
     if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new ConfigError('SUPERADMIN_EMAILS', `"${email}" is not an e-mail address`)
   }
+
+  const idpIssuers = { US: url(env, 'IDP_ISSUER_US', ['http:', 'https:']), EU: url(env, 'IDP_ISSUER_EU', ['http:', 'https:']) }
+  if ((idpIssuers.US || idpIssuers.EU) && !text(env, 'IDP_CLIENT_ID')) throw new ConfigError('IDP_CLIENT_ID', 'is required when IDP_ISSUER_US or IDP_ISSUER_EU is set')
 
   return {
     port,
@@ -179,23 +207,29 @@ export function getConfig(env: Env): Config {
     superadminEmails,
     allowedOrigins: origins(env, 'ALLOWED_ORIGINS'),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    operatorUrlsAllowPrivate: boolean(env, 'OPERATOR_URLS_ALLOW_PRIVATE', false),
     webhookRetryScale: positiveNumber(env, 'WEBHOOK_RETRY_SCALE', 1),
     dnsResolver: ipAndPort(env, 'DNS_RESOLVER'),
     billing: billingRaw === 'on',
     billingWebhookSecret: text(env, 'BILLING_WEBHOOK_SECRET'),
-    idpIssuers: {
-      US: url(env, 'IDP_ISSUER_US', ['http:', 'https:']),
-      EU: url(env, 'IDP_ISSUER_EU', ['http:', 'https:']),
-    },
+    idpIssuers,
     idpClientId: text(env, 'IDP_CLIENT_ID'),
     idpClientSecret: text(env, 'IDP_CLIENT_SECRET'),
     chatApiBase: (url(env, 'CHAT_API_BASE', ['http:', 'https:']) ?? 'https://slack.com/api').replace(/\/+$/, ''),
     trackerApiBase: (url(env, 'TRACKER_API_BASE', ['http:', 'https:']) ?? 'https://api.linear.app').replace(/\/+$/, ''),
+    chatClientId: text(env, 'CHAT_CLIENT_ID'),
+    chatClientSecret: text(env, 'CHAT_CLIENT_SECRET'),
+    trackerClientId: text(env, 'TRACKER_CLIENT_ID'),
+    trackerClientSecret: text(env, 'TRACKER_CLIENT_SECRET'),
+    trackerWebhookSecret: text(env, 'TRACKER_WEBHOOK_SECRET'),
     s3: s3(env),
+    contactEmail,
     logLevel,
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 600, 1, 1_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
+    inboundEmailDomain: inboundDomain(env, base.hostname),
+    oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),
     secureCookies: !(base.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)),
   }
 }

@@ -1,9 +1,12 @@
 import type { Config } from './config.ts'
 import type { Database, Db } from './db/client.ts'
-import { deriveKey } from './lib/crypto.ts'
 import { createLogger, type Logger } from './lib/log.ts'
+import { createDns } from './lib/dns.ts'
 import { createMailer, type Mailer } from './lib/mail.ts'
+import { createOutbound, type Outbound } from './lib/outbound.ts'
 import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './lib/rate-limit.ts'
+import { createSecrets, type Secrets } from './lib/secrets.ts'
+import { createStorage, type Storage } from './lib/storage.ts'
 
 /** Everything a module needs, built once per app: services receive the parts they use, never Elysia's context. */
 export interface AppContext {
@@ -13,12 +16,16 @@ export interface AppContext {
   log: Logger
   mail: Mailer
   limiter: RateLimiter
+  /** Seal/unseal secrets at rest, purpose-bound keys from SECRET_KEY (server/lib/secrets.ts). */
+  secrets: Secrets
+  /** The guarded fetch for every URL a user, a provider or the operator chose (server/lib/outbound.ts). */
+  outbound: Outbound
+  /** Uploaded files: a directory under DATA_DIR, or S3 when configured. */
+  storage: Storage
   keys: {
     accessToken: Uint8Array
     /** Signs the end-user session tokens that identify returns to the widget. */
     widgetSession: Uint8Array
-    /** Seals the HS256 secrets of workspaces' JWT configurations at rest. */
-    jwtConfigSecrets: Uint8Array
   }
 }
 
@@ -26,11 +33,13 @@ export interface ContextOverrides {
   log?: Logger
   mail?: Mailer
   limiter?: RateLimiter
+  storage?: Storage
 }
 
 export async function createContext(config: Config, database: Database, overrides: ContextOverrides = {}): Promise<AppContext> {
   if (!config.secretKey) throw new Error('SECRET_KEY must be resolved before the app is created')
   const log = overrides.log ?? createLogger(config.logLevel)
+  const secrets = await createSecrets(config.secretKey)
   return {
     config: config as Config & { secretKey: string },
     db: database.db,
@@ -38,10 +47,12 @@ export async function createContext(config: Config, database: Database, override
     log,
     mail: overrides.mail ?? createMailer(config, database.db, log),
     limiter: overrides.limiter ?? (config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter()),
+    secrets,
+    outbound: createOutbound({ dns: createDns(config.dnsResolver), allowPrivate: config.webhookAllowPrivate, operatorAllowPrivate: config.operatorUrlsAllowPrivate }),
+    storage: overrides.storage ?? createStorage(config),
     keys: {
-      accessToken: await deriveKey(config.secretKey, 'access-token'),
-      widgetSession: await deriveKey(config.secretKey, 'widget-session'),
-      jwtConfigSecrets: await deriveKey(config.secretKey, 'jwt-config-secrets'),
+      accessToken: await secrets.deriveKey('access-token'),
+      widgetSession: await secrets.deriveKey('widget-session'),
     },
   }
 }

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib'
 export const WIDGET_DIR = new URL('.', import.meta.url).pathname
 export const DIST_DIR = `${WIDGET_DIR}dist`
 
-/** Gzipped-size budgets (CONTRACT §12); test/unit/widget-size.test.ts fails the build past them. */
+/** Gzipped-size budgets (loader ≤ 3 KiB, panel ≤ 30 KiB); test/unit/widget-size.test.ts fails the build past them. */
 export const BUDGETS = { 'widget.js': 3 * 1024, 'widget-panel.js': 30 * 1024 } as const
 export type AssetName = keyof typeof BUDGETS
 

@@ -1,22 +1,16 @@
-// The public request and response types, each resolved per operation: from the generated OpenAPI
-// types when the server documents the route, else from the hand-written ContractOperations.
-import type { ContractOperations } from './contract-types.js'
-import type { paths } from './generated/openapi.js'
+// The public request and response types, each resolved per operation from the generated OpenAPI
+// types: ROUTES only accepts documented routes, so every operation here has its generated types.
+import type { components, paths, webhooks } from './generated/openapi.js'
+import type { WithResponse } from './core/request.js'
 import type { ROUTES, RouteName } from './routes.js'
 
 type Route<N extends RouteName> = (typeof ROUTES)[N]
 type MethodOf<N extends RouteName> = Route<N> extends `${infer M} ${string}` ? Lowercase<M> : never
 export type PathOf<N extends RouteName> = Route<N> extends `${string} ${infer P}` ? P : never
 
-/** The generated operation for this route, or never while the document lacks it. */
-type Generated<N extends RouteName> =
-  PathOf<N> extends keyof paths
-    ? MethodOf<N> extends keyof paths[PathOf<N>] ? NonNullable<paths[PathOf<N>][MethodOf<N>]> : never
-    : never
+/** The generated operation of this route. */
+type Operation<N extends RouteName> = NonNullable<paths[PathOf<N> & keyof paths][MethodOf<N> & keyof paths[PathOf<N> & keyof paths]]>
 
-type Or<T, Fallback> = [T] extends [never] ? Fallback : T
-type Fallback<N extends RouteName, K extends string> = ContractOperations[N] extends { [_ in K]: infer T } ? T : never
-// Each takes the operation as a type parameter, so an absent operation (never) stays never.
 type Json<T> = T extends { content: { 'application/json': infer Body } } ? Body : never
 type Success<Op> = Op extends { responses: infer R }
   ? { [S in keyof R]: S extends 200 | 201 | 202 ? Json<R[S]> : S extends 204 ? undefined : never }[keyof R]
@@ -24,9 +18,14 @@ type Success<Op> = Op extends { responses: infer R }
 type RequestJson<Op> = Op extends { requestBody?: infer B } ? Json<NonNullable<B>> : never
 type Query<Op> = Op extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never
 
-export type ResponseOf<N extends RouteName> = Or<Success<Generated<N>>, Fallback<N, 'response'>>
-export type BodyOf<N extends RouteName> = Or<RequestJson<Generated<N>>, Fallback<N, 'body'>>
-export type QueryOf<N extends RouteName> = Or<Query<Generated<N>>, Fallback<N, 'query'>>
+export type ResponseOf<N extends RouteName> = Success<Operation<N>>
+export type BodyOf<N extends RouteName> = RequestJson<Operation<N>>
+export type QueryOf<N extends RouteName> = Query<Operation<N>>
+/** What a method resolves with: the response body, carrying its `lastResponse`. */
+export type Result<N extends RouteName> = WithResponse<ResponseOf<N>>
+
+/** The operations whose query takes `page`: what `Chorus.list` walks. */
+export type PagedRouteName = { [N in RouteName]: [QueryOf<N>] extends [never] ? never : QueryOf<N> extends { page?: number } ? N : never }[RouteName]
 
 type ParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | ParamNames<Rest> : never
 export type PathParams<N extends RouteName> = { [Name in ParamNames<PathOf<N>>]: string }
@@ -34,36 +33,81 @@ export type PathParams<N extends RouteName> = { [Name in ParamNames<PathOf<N>>]:
 /** The element type of a list response, plain array or paged envelope. */
 export type ItemOf<T> = T extends readonly (infer Item)[] ? Item : T extends { items: readonly (infer Item)[] } ? Item : never
 
-export type Health = ResponseOf<'getHealth'>
-export type Workspace = ResponseOf<'getWorkspace'>
-export type Board = ResponseOf<'getBoard'>
-export type Status = ItemOf<ResponseOf<'listStatuses'>>
-export type Label = ItemOf<ResponseOf<'listLabels'>>
+/** A named schema of the document (`Post`, `Comment`, `Webhook`, ...): `Schema<'PostPage'>` for one not exported by name below. */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name]
+
+// The API's resources, by the names of the document's component schemas.
+export type Health = Schema<'Health'>
+export type Workspace = Schema<'Workspace'>
+export type OAuthGrant = Schema<'OAuthGrant'>
+export type Board = Schema<'Board'>
+export type Status = Schema<'Status'>
+export type Label = Schema<'Label'>
+export type Post = Schema<'Post'>
+export type Author = Schema<'Author'>
+export type Comment = Schema<'Comment'>
+export type Vote = Schema<'Vote'>
+export type VoteToggleResult = Schema<'VoteToggleResult'>
+export type Webhook = Schema<'Webhook'>
+export type WebhookCreated = Schema<'WebhookCreated'>
+export type WebhookDeliveryLog = Schema<'WebhookDeliveryLog'>
+export type WebhookRetryResult = Schema<'WebhookRetry'>
+export type Member = Schema<'Member'>
+export type ApiKey = Schema<'ApiKey'>
+export type User = Schema<'User'>
+/** The body of every error response: `{code, message, detail, request_id}`. */
+export type ChorusErrorBody = Schema<'Error'>
+/** @deprecated The same as `ChorusErrorBody`. */
+export type ApiErrorBody = ChorusErrorBody
+/** The body of a 422: `detail` lists `{loc, msg, type}`. */
+export type ValidationErrorBody = Schema<'HTTPValidationError'>
+export type PostPage = Schema<'PostPage'>
+export type CommentPage = Schema<'CommentPage'>
+export type VotePage = Schema<'VotePage'>
+export type PostMergeResult = Schema<'PostMergeResult'>
+export type TrackerIssue = Schema<'TrackerIssue'>
+export type PublicPost = Schema<'PublicPost'>
+export type PublicBoard = Schema<'PublicBoard'>
+export type Roadmap = Schema<'Roadmap'>
+export type NotificationSubscription = Schema<'NotificationSubscription'>
+export type EndUserSession = Schema<'EndUserSession'>
+export type Integration = Schema<'Integration'>
+
+// Webhook events, one per kind in the document's `webhooks` section (the server's own list of kinds):
+// a kind the server adds appears here when the types are regenerated.
+type DeliveredBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { 'application/json': infer Body } } } } ? Body : never
+/** Every event kind, e.g. `post.created`. */
+export type WebhookEventType = keyof webhooks & string
+/** A delivered event; narrowed by `type`: `WebhookEvent<'post.created'>['data']` is `{ post: Post }`. */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = { [K in T]: DeliveredBody<K> }[T]
+/** The `data` of one kind of event. */
+export type WebhookEventData<T extends WebhookEventType> = WebhookEvent<T> extends { data: infer Data } ? Data : never
+
+// What the resources' methods take: the request schemas, with the path parameters some methods fold in.
 export type LabelCreateParams = BodyOf<'createLabel'>
 export type LabelUpdateParams = BodyOf<'updateLabel'>
-
-export type Post = ResponseOf<'getPost'>
 export type PostListItem = ItemOf<ResponseOf<'listPosts'>>
 export type PostListParams = { board: string } & QueryOf<'listPosts'>
 export type PostCreateParams = { board: string } & BodyOf<'createPost'>
 export type PostUpdateParams = BodyOf<'updatePost'>
 export type PostMergeParams = BodyOf<'mergePost'>
-
-export type Comment = ResponseOf<'getComment'>
+export type TrackerIssueCreateParams = BodyOf<'createTrackerIssue'>
 export type CommentListItem = ItemOf<ResponseOf<'listComments'>>
 export type CommentListParams = QueryOf<'listComments'>
 export type CommentCreateParams = BodyOf<'createComment'>
 export type CommentUpdateParams = BodyOf<'updateComment'>
-
-export type Vote = ItemOf<ResponseOf<'listVotes'>>
+export type ChangelogEntry = Schema<'ChangelogEntry'>
+export type ChangelogListItem = ItemOf<ResponseOf<'listChangelogEntries'>>
+export type ChangelogListParams = QueryOf<'listChangelogEntries'>
+export type ChangelogCreateParams = BodyOf<'createChangelogEntry'>
+export type ChangelogUpdateParams = BodyOf<'updateChangelogEntry'>
 export type VoteListParams = QueryOf<'listVotes'>
 export type VoteToggleParams = BodyOf<'toggleVote'>
-export type VoteToggleResult = ResponseOf<'toggleVote'>
-
-export type Webhook = ItemOf<ResponseOf<'listWebhooks'>>
-export type WebhookCreated = ResponseOf<'createWebhook'>
 export type WebhookCreateParams = BodyOf<'createWebhook'>
 export type WebhookUpdateParams = BodyOf<'updateWebhook'>
 export type WebhookLogListParams = QueryOf<'listWebhookLogs'>
-export type WebhookDeliveryLog = ItemOf<ResponseOf<'listWebhookLogs'>>
-export type WebhookRetryResult = ResponseOf<'retryWebhookDelivery'>
+
+export type Plan = Workspace['plan']
+export type Role = NonNullable<Workspace['role']>
+export type SubscriptionStatus = Workspace['subscription_status']
+export type PostSort = NonNullable<QueryOf<'listPosts'>['sort']>

@@ -1,9 +1,11 @@
-import type { BodyOf, Health, ItemOf, PathParams, QueryOf, ResponseOf } from './api-types.js'
+import type { BodyOf, Health, ItemOf, PagedRouteName, PathParams, QueryOf, Result, ResponseOf } from './api-types.js'
 import { ChorusError } from './core/errors.js'
 import { PagePromise, type Page } from './core/pagination.js'
-import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type RequestSpec, type TransportConfig } from './core/request.js'
+import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type RequestSpec, type ResponseMeta, type TransportConfig, type WithResponse } from './core/request.js'
 import { Boards, Labels, Statuses } from './resources/catalog.js'
+import { Changelog } from './resources/changelog.js'
 import { Comments } from './resources/comments.js'
+import { OAuthGrants } from './resources/oauth-grants.js'
 import { Posts } from './resources/posts.js'
 import { Votes } from './resources/votes.js'
 import { Webhooks } from './resources/webhooks.js'
@@ -11,8 +13,10 @@ import { Workspaces } from './resources/workspaces.js'
 import { ROUTES, type RouteName } from './routes.js'
 
 export interface ChorusOptions {
-  /** A workspace API key, `chorus_sk_...`. Keep it on the server. */
-  apiKey: string
+  /** A workspace API key, `chorus_sk_...`. Keep it on the server. Required unless `credentials` is `include`. */
+  apiKey?: string
+  /** `include` in dashboard code running in the browser: the session cookie authenticates instead of a key. */
+  credentials?: 'include'
   /** The API root, ending in `/api/v1`, e.g. `https://chorus.example.com/api/v1`. */
   baseUrl: string
   /** Defaults to the global `fetch`. */
@@ -41,19 +45,28 @@ export class Chorus {
   readonly labels = new Labels(this)
   readonly posts = new Posts(this)
   readonly comments = new Comments(this)
+  readonly changelog = new Changelog(this)
   readonly votes = new Votes(this)
   readonly webhooks = new Webhooks(this)
+  readonly oauthGrants = new OAuthGrants(this)
+
+  /**
+   * Status, headers and request id of the latest successful response of this client. With calls in
+   * parallel it is whichever finished last; each returned object's own `lastResponse` is exact.
+   */
+  lastResponse: ResponseMeta | undefined
 
   readonly #transport: TransportConfig
   #workspace: Promise<string> | undefined
 
   constructor(options: ChorusOptions) {
-    if (!options?.apiKey) throw new TypeError('Chorus: `apiKey` is required')
+    if (!options?.apiKey && options?.credentials !== 'include') throw new TypeError('Chorus: `apiKey` is required (or `credentials: "include"` for a dashboard session)')
     if (!options.baseUrl) throw new TypeError('Chorus: `baseUrl` is required, e.g. https://chorus.example.com/api/v1')
     const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis)
     if (!fetchImpl) throw new TypeError('Chorus: no global fetch here; pass `fetch`')
     this.#transport = {
       apiKey: options.apiKey,
+      credentials: options.credentials,
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       fetch: fetchImpl,
       maxRetries: options.maxRetries ?? 2,
@@ -61,16 +74,17 @@ export class Chorus {
       retryDelayMs: options.retryDelayMs ?? 500,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 8_000,
       headers: options.headers ?? {},
+      onResponse: (meta) => { this.lastResponse = meta },
     }
     if (options.workspace) this.#workspace = Promise.resolve(options.workspace)
   }
 
   /** Any route, for what no resource covers yet: `path` is relative to `baseUrl` and sent as given. */
-  request<T = unknown>(method: HttpMethod, path: string, spec?: RequestSpec): Promise<T> {
+  request<T = unknown>(method: HttpMethod, path: string, spec?: RequestSpec): Promise<WithResponse<T>> {
     return sendRequest<T>(this.#transport, method, path, spec)
   }
 
-  health(options?: RequestOptions): Promise<Health> {
+  health(options?: RequestOptions): Promise<WithResponse<Health>> {
     return this.call('getHealth', options)
   }
 
@@ -92,7 +106,7 @@ export class Chorus {
   }
 
   /** One operation of ROUTES by name, typed from the OpenAPI document or the contract: what the resources are made of. */
-  async call<N extends RouteName>(name: N, spec: CallSpec<N> = {}): Promise<ResponseOf<N>> {
+  async call<N extends RouteName>(name: N, spec: CallSpec<N> = {}): Promise<Result<N>> {
     const [method, template] = ROUTES[name].split(' ') as [HttpMethod, string]
     const params = (spec.path ?? {}) as Record<string, string>
     const path = template.replace(/\{(\w+)\}/g, (_, param: string) => {
@@ -101,12 +115,13 @@ export class Chorus {
       return encodeURIComponent(value)
     })
     const { path: _params, ...rest } = spec
-    return this.request<ResponseOf<N>>(method, path, rest as RequestSpec)
+    return this.request<ResponseOf<N>>(method, path, rest as RequestSpec) as Promise<Result<N>>
   }
 
   /** A paged list operation by name: awaitable for its first page, async-iterable over every item. */
-  list<N extends RouteName>(name: N, spec: CallSpec<N> = {}): PagePromise<ItemOf<ResponseOf<N>>> {
-    const query = (spec.query ?? {}) as { page?: number }
-    return new PagePromise((page) => this.call(name, { ...spec, query: { ...query, page } as QueryOf<N> }) as Promise<Page<ItemOf<ResponseOf<N>>>>, query.page ?? 1)
+  list<N extends PagedRouteName>(name: N, spec: CallSpec<N> = {}): PagePromise<ItemOf<ResponseOf<N>>> {
+    const query: { page?: number } = spec.query ?? {}
+    const pageQuery = (page: number): QueryOf<N> => Object.assign({}, spec.query, { page })
+    return new PagePromise((page) => this.call(name, { ...spec, query: pageQuery(page) }) as Promise<WithResponse<Page<ItemOf<ResponseOf<N>>>>>, query.page ?? 1)
   }
 }

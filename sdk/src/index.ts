@@ -1,6 +1,5 @@
 export { Chorus, type CallSpec, type ChorusOptions } from './client.js'
 export type * from './api-types.js'
-export type { PostSort, Plan, Role, SubscriptionStatus, WebhookEventType } from './contract-types.js'
 export {
   APIError,
   AuthenticationError,
@@ -13,10 +12,14 @@ export {
   RateLimitError,
   ValidationError,
   WebhookVerificationError,
+  type ApiErrorCode,
+  type ErrorCode,
+  type SdkErrorCode,
   type ValidationIssue,
 } from './core/errors.js'
 export { PagePromise, type Page } from './core/pagination.js'
-export type { FetchLike, HttpMethod, RequestOptions, RequestSpec } from './core/request.js'
-export type { components, operations, paths } from './generated/openapi.js'
-export { ROUTES, type RouteName } from './routes.js'
-export { verifyWebhook, type VerifyWebhookOptions, type WebhookEvent, type WebhookHeaders } from './verify-webhook.js'
+export type { FetchLike, HttpMethod, RequestOptions, RequestSpec, ResponseMeta, WithResponse } from './core/request.js'
+export type { components, operations, paths, webhooks } from './generated/openapi.js'
+export { VERSION } from './version.js'
+export { ROUTES, type DocumentedRoute, type RouteName } from './routes.js'
+export { verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from './verify-webhook.js'

@@ -1,10 +1,17 @@
-import type { ContractOperations } from './contract-types.js'
+import type { paths } from './generated/openapi.js'
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
+
+/** Every `METHOD /path` the server documents (generated from its routes by `npm run openapi`). */
+export type DocumentedRoute = {
+  [P in keyof paths]: { [M in Method]: [NonNullable<paths[P][M]>] extends [never] ? never : `${Uppercase<M>} ${P & string}` }[Method]
+}[keyof paths]
 
 /**
- * Every operation the SDK calls, as `METHOD /path` relative to `baseUrl` (CONTRACT §7, SPEC §4).
- * The types of each come from the generated OpenAPI types when the server documents this exact
- * method and path (parameter names included), and from `ContractOperations` until then.
- * To add an operation: a line here, its entry in ContractOperations, a method on a resource.
+ * Every operation the SDK calls, as `METHOD /path` relative to `baseUrl`. Each must be a route of the
+ * generated document, method, path and parameter names exactly, or this file does not compile: all
+ * of the SDK's request and response types come from that document (see api-types.ts).
+ * To add an operation: a line here, a method on a resource.
  */
 export const ROUTES = {
   getHealth: 'GET /health',
@@ -26,6 +33,13 @@ export const ROUTES = {
   updatePost: 'PATCH /posts/{post_id}',
   deletePost: 'DELETE /posts/{post_id}',
   mergePost: 'POST /posts/{post_id}/merge',
+  createTrackerIssue: 'POST /posts/{post_id}/tracker-issue',
+
+  listChangelogEntries: 'GET /changelog',
+  createChangelogEntry: 'POST /changelog',
+  getChangelogEntry: 'GET /changelog/{entry_id}',
+  updateChangelogEntry: 'PATCH /changelog/{entry_id}',
+  deleteChangelogEntry: 'DELETE /changelog/{entry_id}',
 
   listComments: 'GET /posts/{post_id}/comments',
   createComment: 'POST /posts/{post_id}/comments',
@@ -42,6 +56,9 @@ export const ROUTES = {
   deleteWebhook: 'DELETE /workspaces/{workspace_slug}/webhooks/{webhook_id}',
   listWebhookLogs: 'GET /workspaces/{workspace_slug}/webhooks/{webhook_id}/logs',
   retryWebhookDelivery: 'POST /workspaces/{workspace_slug}/webhooks/logs/{log_id}/retry',
-} as const satisfies { [Name in keyof ContractOperations]: `${'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'} /${string}` }
+
+  listOAuthGrants: 'GET /oauth/grants',
+  deleteOAuthGrant: 'DELETE /oauth/grants/{family_id}',
+} as const satisfies Record<string, DocumentedRoute>
 
 export type RouteName = keyof typeof ROUTES

@@ -1,16 +1,7 @@
-// Standard Webhooks verification (CONTRACT §8) on Web Crypto alone, so it runs on Node, Bun, Deno,
+// Standard Webhooks verification (docs/api.md#webhooks) on Web Crypto alone, so it runs on Node, Bun, Deno,
 // edge runtimes and browsers alike.
-import type { WebhookEventType } from './contract-types.js'
+import type { WebhookEvent } from './api-types.js'
 import { WebhookVerificationError } from './core/errors.js'
-
-/** The body of every delivery. `data` is the affected resource (a post for `post.*`, and so on). */
-export interface WebhookEvent<Data = Record<string, unknown>> {
-  id: string
-  type: WebhookEventType
-  timestamp: string
-  workspace_id: string
-  data: Data
-}
 
 /** A Fetch `Headers`, or a plain object such as Node's `req.headers` (names in any case). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
@@ -57,14 +48,15 @@ async function subtleCrypto(): Promise<SubtleCrypto> {
 
 /**
  * Checks a delivery's `webhook-signature` against the endpoint's `whsec_...` secret and returns the
- * event. Pass the raw body exactly as received: re-serialised JSON will not verify.
+ * event. Pass the raw body exactly as received: re-serialised JSON will not verify. The event is a
+ * union over `type`, so `switch (event.type)` narrows `data` to that kind's payload.
  */
-export async function verifyWebhook<Data = Record<string, unknown>>(
+export async function verifyWebhook(
   body: string | Uint8Array,
   headers: WebhookHeaders,
   secret: string,
   options: VerifyWebhookOptions = {},
-): Promise<WebhookEvent<Data>> {
+): Promise<WebhookEvent> {
   const id = header(headers, 'webhook-id')
   const timestamp = header(headers, 'webhook-timestamp')
   const signatures = header(headers, 'webhook-signature')
@@ -97,7 +89,7 @@ export async function verifyWebhook<Data = Record<string, unknown>>(
 
   const text = typeof body === 'string' ? body : new TextDecoder().decode(body)
   try {
-    return JSON.parse(text) as WebhookEvent<Data>
+    return JSON.parse(text) as WebhookEvent
   } catch {
     throw new WebhookVerificationError('The signed body is not JSON')
   }

@@ -6,6 +6,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
+import { isConnectionError } from './errors.ts'
 import * as schema from './schema/index.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -15,9 +16,12 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 export interface Database {
   db: Db
   driver: 'pglite' | 'postgres'
-  /** Runs pending migrations; on Postgres under an advisory lock so concurrent starts are safe. */
-  migrate(): Promise<void>
-  /** True when a trivial query answers. */
+  /**
+   * Runs pending migrations, then `dataMigrations` (idempotent start-up work over the rows, such as
+   * re-sealing secrets); on Postgres under an advisory lock so concurrent starts are safe.
+   */
+  migrate(dataMigrations?: (db: Db) => Promise<void>): Promise<void>
+  /** True when a read of a real table answers. */
   ping(): Promise<boolean>
   /** PGlite only: the data directory as a tarball, to start other instances from. */
   dumpDataDir?(): Promise<Blob>
@@ -44,23 +48,27 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
     return {
       db,
       driver: 'pglite',
-      migrate: () => migratePglite(db as never, { migrationsFolder }),
+      async migrate(dataMigrations) {
+        await migratePglite(db as never, { migrationsFolder })
+        await dataMigrations?.(db)
+      },
       ping: () => ping(db),
       dumpDataDir: () => client.dumpDataDir('none'),
       close: () => client.close(),
     }
   }
-  const client = postgres(databaseUrl, { max: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })
+  const client = guardTransactions(preparedStatements(postgres(databaseUrl, { max: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })))
   const db = drizzlePostgres(client, { schema, logger }) as unknown as Db
   return {
     db,
     driver: 'postgres',
-    async migrate() {
+    async migrate(dataMigrations) {
       // The lock is a mutex among starting processes: whoever holds it migrates, the others wait and find nothing to do.
       const lock = postgres(databaseUrl, { max: 1, onnotice: () => {} })
       try {
         await lock`select pg_advisory_lock(${MIGRATION_LOCK})`
         await migratePostgres(db as never, { migrationsFolder })
+        await dataMigrations?.(db)
       } finally {
         await lock.end({ timeout: 5 })
       }
@@ -70,9 +78,63 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   }
 }
 
+/**
+ * Makes every query drizzle builds a named prepared statement, as postgres.js does for its own tagged
+ * queries: PostgreSQL then parses and plans each statement once per connection instead of on every
+ * request (for a list's seven-table join, planning took longer than running). Drizzle asks for
+ * `prepare: false` on every builder query without a `.prepare(name)`; those are single statements, so
+ * they can always be prepared. Raw `db.execute` calls (migrations, multi-statement SQL) pass no
+ * option and stay unprepared. postgres.js forgets a connection's statements when it is recycled
+ * (max_lifetime, 30–60 min), which bounds the cache.
+ */
+export function preparedStatements(client: postgres.Sql): postgres.Sql {
+  const wrap = (sql: postgres.Sql) => {
+    const unsafe = sql.unsafe.bind(sql)
+    Object.defineProperty(sql, 'unsafe', {
+      value: (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
+        unsafe(query, params as never, options?.prepare === false ? { ...options, prepare: true } : options),
+    })
+    return sql
+  }
+  const begin = client.begin.bind(client) as (...args: unknown[]) => Promise<unknown>
+  Object.defineProperty(client, 'begin', {
+    value: (...args: unknown[]) => {
+      const fn = args.pop() as (sql: postgres.Sql) => unknown
+      return begin(...args, (sql: postgres.Sql) => fn(wrap(sql)))
+    },
+  })
+  return wrap(client)
+}
+
+/**
+ * postgres.js 3.4 answers a failed transaction callback with ROLLBACK on the same connection. When
+ * the callback failed because that connection closed (server restart, failover, terminated backend),
+ * the ROLLBACK is written to a socket that is already gone, in a setImmediate callback, and the
+ * resulting `TypeError: null is not an object (evaluating 'socket.write')` is uncaught: the process
+ * exits. The server rolls an interrupted transaction back by itself, so a callback that failed with
+ * a lost connection is left unsettled (the library drops it when the connection closes, and
+ * `begin` itself rejects with the connection error). See docs/postgres-js-rollback-crash.md.
+ */
+export function guardTransactions(client: postgres.Sql): postgres.Sql {
+  const begin = client.begin.bind(client) as (...args: unknown[]) => Promise<unknown>
+  const guarded = (...args: unknown[]) => {
+    const fn = args.pop() as (sql: unknown) => unknown
+    return begin(...args, (sql: unknown) =>
+      Promise.resolve()
+        .then(() => fn(sql))
+        .catch((error) => {
+          if (isConnectionError(error)) return new Promise(() => {})
+          throw error
+        }))
+  }
+  Object.defineProperty(client, 'begin', { value: guarded })
+  return client
+}
+
+/** A real read of a table (not `select 1`): a damaged data directory answers the latter and fails this. */
 async function ping(db: Db): Promise<boolean> {
   try {
-    await db.execute(sql`select 1`)
+    await db.execute(sql`select id from workspaces order by id limit 1`)
     return true
   } catch {
     return false

@@ -1,5 +1,5 @@
-// Classifies IP addresses for server-side fetches chosen by users (webhook targets, JWKS URLs), so
-// they cannot reach the server's own network.
+// Classifies IP addresses for the outbound guard (server/lib/outbound.ts), so server-side fetches
+// cannot reach the server's own network.
 import { isIP } from 'node:net'
 
 type Range = { kind: 'private' | 'always'; test: (bytes: number[]) => boolean }

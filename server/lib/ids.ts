@@ -6,7 +6,8 @@ export const ID_PREFIXES = {
   vote: 'vote', status: 'sts', label: 'lbl', apiKey: 'key', webhook: 'wh', deliveryLog: 'dlv',
   event: 'evt', notificationSubscription: 'nsub', notificationEvent: 'ntf', integration: 'int',
   chatMapping: 'map', endUser: 'eu', oauthClient: 'oac', consentRequest: 'ocr', grantFamily: 'ogf',
-  file: 'file', request: 'req', session: 'ses', email: 'eml', statusChange: 'stc',
+  file: 'file', request: 'req', session: 'ses', email: 'eml', statusChange: 'stc', contactMessage: 'ctm', visitorConfirmation: 'vcf',
+  changelogEntry: 'chg',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

@@ -12,10 +12,18 @@ export interface MailMessage {
   html?: string
   /** Defaults to EMAIL_FROM; a workspace's verified sending domain sets its own. */
   from?: { name: string; address: string }
+  /** Where replies go, e.g. the visitor who wrote through the contact form. */
+  replyTo?: string
   /** Envelope sender (bounces), e.g. on a custom domain's return-path host. */
   returnPath?: string
   /** Signs the message (nodemailer's DKIM option), for mail from a custom sending domain. */
   dkim?: { domainName: string; keySelector: string; privateKey: string }
+  /** The workspace the mail is about: an outbox copy is deleted with the workspace. */
+  workspaceId?: string
+  /** A stable `<id@domain>`, so replies can be threaded back (In-Reply-To / References). */
+  messageId?: string
+  /** Extra headers, e.g. `Auto-Submitted` on automatic mail (RFC 3834). */
+  headers?: Record<string, string>
 }
 
 export interface Mailer {
@@ -28,7 +36,7 @@ export function createMailer(config: Config, db: Db, log: Logger): Mailer {
   return {
     async send(message) {
       if (!config.smtpUrl) {
-        await db.insert(emailOutbox).values({ id: newId('email'), to: message.to, subject: message.subject, text: message.text, html: message.html ?? null })
+        await db.insert(emailOutbox).values({ id: newId('email'), to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, workspaceId: message.workspaceId ?? null })
         log.info('email stored in outbox (SMTP_URL is not set)', { to: message.to, subject: message.subject, text: message.text })
         return
       }
@@ -39,10 +47,25 @@ export function createMailer(config: Config, db: Db, log: Logger): Mailer {
         subject: message.subject,
         text: message.text,
         html: message.html,
+        replyTo: message.replyTo,
         envelope: message.returnPath ? { from: message.returnPath, to: message.to } : undefined,
         dkim: message.dkim,
+        messageId: message.messageId,
+        headers: message.headers,
       })
       log.info('email sent', { to: message.to, subject: message.subject })
     },
   }
+}
+
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+
+/**
+ * A workspace's e-mail with its logo on top (an HTML part next to the text one) when it has a logo;
+ * unchanged otherwise. The logo is linked, not attached: its URL is public and immutable.
+ */
+export function withWorkspaceLogo(message: MailMessage, workspace: { name: string; logoUrl: string | null }): MailMessage {
+  if (!workspace.logoUrl) return message
+  const body = message.html ?? `<div style="white-space:pre-wrap">${escapeHtml(message.text)}</div>`
+  return { ...message, html: `<p><img src="${escapeHtml(workspace.logoUrl)}" alt="${escapeHtml(workspace.name)}" height="40" style="height:40px;width:auto"></p>${body}` }
 }

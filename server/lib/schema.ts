@@ -16,3 +16,21 @@ export function Enum<const T extends string>(values: readonly [T, ...T[]], optio
 export const Integer = (options: IntegerOptions = {}) => Type.Integer(options)
 
 export const HexColor = t.String({ pattern: '^#[0-9a-fA-F]{6}$', examples: ['#8b5cf6'] })
+
+/** Every time in the API: ISO 8601 UTC with milliseconds. */
+export const Timestamp = t.String({ format: 'date-time', examples: ['2026-11-22T09:30:00.000Z'] })
+
+/** A prefixed id or a slug in a path; the bound keeps junk out of the lookups. */
+export const PathId = t.String({ maxLength: 64 })
+
+/** A workspace or board slug as chosen at creation. */
+export const Slug = t.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', minLength: 2, maxLength: 48, examples: ['acme'] })
+
+export const WorkspaceSlugParams = t.Object({ workspace_slug: t.String({ maxLength: 64, description: 'The workspace slug', examples: ['acme'] }) })
+/** Routes without a slug in the path: keys use their own workspace, dashboard sessions name one here. */
+export const WorkspaceHeader = t.Object({
+  'x-workspace': t.Optional(t.String({ maxLength: 64, description: 'Dashboard sessions only: the slug of the workspace to act in (API keys always act in their own)' })),
+})
+export const PublicWorkspaceParams = WorkspaceSlugParams
+export const PublicBoardParams = t.Object({ workspace_slug: PathId, board_slug: PathId })
+export const PublicPostParams = t.Object({ workspace_slug: PathId, post_id: PathId })

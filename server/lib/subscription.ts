@@ -11,7 +11,7 @@ export interface SubscriptionState {
   currentPeriodEnd: Date | null
 }
 
-/** What an API key may do (SPEC section 3): everything, only reads, or nothing. */
+/** What an API key may do (docs/api.md#subscription-gate): everything, only reads, or nothing. */
 export type Access = 'full' | 'read' | 'none'
 
 export function apiKeyAccess(ws: SubscriptionState, now: Date, billingEnabled: boolean): Access {

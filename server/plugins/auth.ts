@@ -2,12 +2,17 @@ import { Elysia } from 'elysia'
 import { perApp, type AppContext } from '../context.ts'
 import type { Role } from '../db/schema/index.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
+import { sha256Hex } from '../lib/secrets.ts'
 import { apiKeyAccess, dashboardAccess } from '../lib/subscription.ts'
-import { carriesKey, credentialResolvers, readApiKey, type Caller, type Member, type Scope, type SessionUser, type Workspace } from './credentials.ts'
+import { endUserFromSession, workspaceBySlug } from '../modules/end-users/service.ts'
+import type { EndUserCaller } from '../modules/feedback/actor.ts'
+import { carriesKey, sharedCredentialResolvers, OAUTH_ACCESS_PREFIX, readApiKey, type Caller, type Member, type Scope, type ScopedCaller, type SessionUser, type Workspace } from './credentials.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestFingerprint } from './idempotency.ts'
 import { enforceRateLimit } from './rate-limit.ts'
+import { afterAnonymousWrite, anonymousWriter } from '../modules/visitors/service.ts'
+import { requestPlugin } from './request.ts'
 
-export { carriesKey, SCOPES, type Caller, type Scope } from './credentials.ts'
+export { carriesKey, readApiKey, SCOPES, type Caller, type OAuthCaller, type Scope, type ScopedCaller } from './credentials.ts'
 
 export interface WorkspaceAccess {
   /** The key scope the route needs. Without one the route is dashboard-only: keys get 403 DASHBOARD_ONLY. */
@@ -36,35 +41,152 @@ export type WorkspaceContext = {
   replay: Replay | null
 }
 
+/** What `{ endUser: true }` adds: the writer on a public route, a widget-session end user or an anonymous visitor. */
+export type EndUserContext = {
+  workspace: Workspace
+  caller: EndUserCaller
+  /** Scopes Idempotency-Key per writer, like per credential on the authenticated routes. */
+  writerKey: string
+  /** An anonymous visitor's (unverified) identity: the response carries its session (`Chorus-Session-Token`). */
+  anonymous: EndUserRow | null
+}
+
+type EndUserRow = Awaited<ReturnType<typeof anonymousWriter>>
+
+/** The response headers of an anonymous write: a session bound to the identity the visitor wrote as. */
+export const SESSION_TOKEN_HEADER = 'chorus-session-token'
+export const SESSION_EXPIRES_HEADER = 'chorus-session-expires'
+
+/** `settings.allow_anonymous` defaults to true. */
+export const allowsAnonymous = (workspace: Workspace) => workspace.settings.allow_anonymous !== false
+
 /** What `{ account: ... }` adds: a key with its workspace, or a signed-in user without one. */
 export type AccountContext = { caller: Caller; user: SessionUser | null; workspace: Workspace | null }
+
+/**
+ * One counter of `{ rateLimit: [...] }`: `name` and the value `by` picks from the request (the client
+ * IP, a field of the validated body, the signed-in user) make the key; `limit` defaults to RATE_LIMIT_PER_IP a minute.
+ */
+export interface RateRule {
+  name: string
+  by(request: { clientIp: string; body: any; user?: SessionUser }): string
+  limit?: number
+  windowSeconds?: number
+}
+
+/**
+ * Counts one request against each rule. The `rateLimit` macro calls it for API routes; a server-rendered
+ * form that does the same thing (the built-in sign-in page) calls it with the same rules, so both share one budget.
+ */
+export async function enforceRateRules(ctx: AppContext, headers: Record<string, string | number>, rules: RateRule[], request: Parameters<RateRule['by']>[0]) {
+  for (const rule of rules) {
+    await enforceRateLimit(ctx, headers, `${rule.name}:${rule.by(request)}`, rule.limit ?? ctx.config.rateLimitPerIp, rule.windowSeconds)
+  }
+}
+
+/**
+ * Who writes on a public route; both kinds are rate-limited (sessions per end user, anonymous visitors per IP).
+ * The `endUser` macro calls it for the JSON routes; the portal's server-rendered forms call it with the
+ * session from their cookie as the bearer, so both surfaces share one gate and one budget.
+ */
+export async function endUserWriter(ctx: AppContext, request: Pick<Request, 'headers'>, slug: string, email: string | undefined, clientIp: string, headers: Record<string, string | number>): Promise<EndUserContext> {
+  const workspace = await workspaceBySlug(ctx, slug)
+  const authorization = request.headers.get('authorization')
+  let writer: EndUserContext
+  if (authorization !== null) {
+    const token = /^bearer\s+(\S+)$/i.exec(authorization.trim())?.[1]
+    if (!token) throw new ApiError('UNAUTHENTICATED', 'Send the session token from identify as `Authorization: Bearer <session_token>`')
+    const endUser = await endUserFromSession(ctx, workspace.id, token)
+    // The widget may repeat the session's own address; any other one is a mistake.
+    if (email !== undefined && email.trim().toLowerCase() !== endUser.email) throw invalid(['body', 'email'], 'An identified end user writes as themselves: leave email out')
+    await enforceRateLimit(ctx, headers, `public-write:eu:${endUser.id}`, ctx.config.rateLimitPerIp)
+    writer = { workspace, caller: { kind: 'end_user', endUserId: endUser.id }, writerKey: `eu:${endUser.id}`, anonymous: null }
+  } else {
+    if (!allowsAnonymous(workspace)) throw new ApiError('UNAUTHENTICATED', 'This workspace accepts feedback from identified users only: identify first and send the session token')
+    await enforceRateLimit(ctx, headers, `public-write:ip:${clientIp}`, ctx.config.rateLimitPerIp)
+    if (email === undefined) throw invalid(['body', 'email'], 'Anonymous visitors give an e-mail address (or identify first)')
+    const normalized = email.trim().toLowerCase()
+    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${await sha256Hex(normalized)}`, anonymous: null }
+  }
+  // A lapsed subscription makes the whole workspace read-only, its public routes included.
+  if (dashboardAccess(workspace, new Date(), ctx.config.billing) !== 'full') {
+    throw new ApiError('SUBSCRIPTION_INACTIVE', "The workspace's subscription has lapsed: it accepts no new feedback for now")
+  }
+  if ('email' in writer.caller) {
+    const identity = await anonymousWriter(ctx, workspace, writer.caller.email)
+    writer = { ...writer, caller: { kind: 'end_user', endUserId: identity.id }, anonymous: identity }
+  }
+  return writer
+}
 
 interface IdempotencyClaim { scope: string; key: string }
 const claims = new WeakMap<Request, IdempotencyClaim>()
 const replays = new WeakSet<Request>()
 
+/** A bearer credential resolved to its caller and workspace, before any route's needs are checked. */
+export interface BearerResolved { caller: ScopedCaller; workspace: Workspace }
+
+/**
+ * The one path from a bearer credential (`Authorization: Bearer` or `X-API-Key`) to a caller: an API
+ * key or an OAuth access token. The `workspace` and `account` macros use it, and so does every non-REST
+ * surface (MCP), so each credential kind works everywhere with the same scopes, gate and rate limit.
+ */
+export const bearerAccess = perApp((ctx: AppContext) => {
+  const resolve = sharedCredentialResolvers(ctx)
+  return {
+    /**
+     * Throws 401 for an unknown, malformed or revoked credential (and for an access token bound to
+     * another resource than `resource`); counts the request against the credential's rate limit.
+     */
+    async authenticate(value: string, headers: Record<string, string | number>, resource: 'api' | 'mcp' = 'api'): Promise<BearerResolved> {
+      let resolved: BearerResolved
+      if (value.startsWith(OAUTH_ACCESS_PREFIX)) resolved = await resolve.oauthToken(value, resource)
+      else {
+        const { key, workspace } = await resolve.apiKey(value)
+        resolved = { caller: { kind: 'api_key', keyId: key.id, name: key.name, scopes: key.scopes, workspaceId: workspace.id }, workspace }
+      }
+      const { caller } = resolved
+      await enforceRateLimit(ctx, headers, caller.kind === 'oauth' ? `oauth:${caller.familyId}` : `key:${caller.keyId}`, ctx.config.rateLimitPerKey)
+      return resolved
+    },
+    /** What one operation needs: a scope (none: dashboard-only), the workspace named in the path, an active subscription for writes. */
+    authorize({ caller, workspace }: BearerResolved, access: WorkspaceAccess, slug: string | undefined, write: boolean) {
+      const oauth = caller.kind === 'oauth'
+      if (!access.scope) throw new ApiError('DASHBOARD_ONLY', `This area is dashboard-only: sign in to the dashboard; ${oauth ? 'access tokens' : 'API keys'} cannot reach it`)
+      if (slug !== undefined && slug !== workspace.slug) throw notFound('Workspace')
+      const gate = apiKeyAccess(workspace, new Date(), ctx.config.billing)
+      if (gate === 'none' || (gate === 'read' && write)) {
+        throw new ApiError('SUBSCRIPTION_INACTIVE', gate === 'none' ? 'The workspace subscription is not active' : 'The subscription is past due beyond the grace period: API writes are disabled, reads still work')
+      }
+      if (!caller.scopes.includes(access.scope)) {
+        // The challenge lets an OAuth client ask the user for the missing scope (step-up).
+        throw new ApiError('INSUFFICIENT_SCOPE', `This ${oauth ? 'access token' : 'API key'} lacks the ${access.scope} scope`, { required_scope: access.scope },
+          oauth ? { 'www-authenticate': `Bearer error="insufficient_scope", scope="${access.scope}"` } : {})
+      }
+    },
+  }
+})
+
 /**
  * The one credential plugin. `{ user: true }`: a signed-in dashboard user (personal routes).
  * `{ workspace: {...} }`: a key or a member session in one workspace, with scope, role, subscription
  * gate, per-key rate limit and Idempotency-Key handled here, so routes only declare what they need.
+ * `{ endUser: true }`: an end user or anonymous visitor on a public write, through the same gate,
+ * rate limiter and Idempotency-Key code. `{ rateLimit: [...] }`: the per-IP / per-address limits of
+ * credential-less routes. Every rate limit of the API is counted here.
  */
 export const authPlugin = perApp((ctx: AppContext) => {
-  const resolve = credentialResolvers(ctx)
+  const resolve = sharedCredentialResolvers(ctx)
+  const bearer = bearerAccess(ctx)
 
+  /**
+   * An API key or an OAuth access token: both act in their own workspace with their scopes, behind the
+   * subscription gate and a per-credential rate limit, and neither reaches dashboard-only routes.
+   */
   async function keyCaller(value: string, access: WorkspaceAccess, slug: string | undefined, write: boolean, headers: Record<string, string | number>): Promise<Omit<WorkspaceContext, 'replay'>> {
-    const { key, workspace } = await resolve.apiKey(value)
-    if (!access.scope) throw new ApiError('DASHBOARD_ONLY', 'This area is dashboard-only: sign in to the dashboard; API keys cannot reach it')
-    if (slug !== undefined && slug !== workspace.slug) throw notFound('Workspace')
-    await enforceRateLimit(ctx, headers, `key:${key.id}`, ctx.config.rateLimitPerKey)
-    const gate = apiKeyAccess(workspace, new Date(), ctx.config.billing)
-    if (gate === 'none' || (gate === 'read' && write)) {
-      throw new ApiError('SUBSCRIPTION_INACTIVE', gate === 'none' ? 'The workspace subscription is not active' : 'The subscription is past due beyond the grace period: API writes are disabled, reads still work')
-    }
-    if (!key.scopes.includes(access.scope)) {
-      throw new ApiError('INSUFFICIENT_SCOPE', `This API key lacks the ${access.scope} scope`, { required_scope: access.scope })
-    }
-    const caller: Caller = { kind: 'api_key', keyId: key.id, name: key.name, scopes: key.scopes, workspaceId: workspace.id }
-    return { caller, workspace, member: null }
+    const resolved = await bearer.authenticate(value, headers)
+    bearer.authorize(resolved, access, slug, write)
+    return { ...resolved, member: null }
   }
 
   async function sessionCaller(accessToken: string | undefined, access: WorkspaceAccess, slug: string | null, write: boolean): Promise<Omit<WorkspaceContext, 'replay'>> {
@@ -84,11 +206,50 @@ export const authPlugin = perApp((ctx: AppContext) => {
     return { caller: session, workspace: row.workspace, member: row.member }
   }
 
-  return new Elysia({ name: 'auth' }).macro({
+  /** Claims a POST's Idempotency-Key for `scope` (workspace and credential); a replay is answered in beforeHandle. */
+  async function idempotencyClaim(request: Request, scope: string, body: unknown): Promise<Replay | null> {
+    const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null
+    if (key === null) return null
+    const outcome = await claimIdempotencyKey(ctx.db, scope, key, await requestFingerprint(request.method, new URL(request.url).pathname, body))
+    if (outcome.kind === 'replay') {
+      replays.add(request)
+      return outcome
+    }
+    claims.set(request, { scope, key })
+    return null
+  }
+
+  /** The Idempotency-Key lifecycle after the claim, the same for every credential kind. */
+  const idempotencyHooks = {
+    beforeHandle(context: object) {
+      // Elysia does not type a macro's own resolved values in its beforeHandle.
+      const { replay, set } = context as { replay: Replay | null; set: { status?: unknown; headers: Record<string, string | number> } }
+      if (!replay) return
+      set.status = replay.status
+      set.headers['idempotent-replayed'] = 'true'
+      return replay.body as never
+    },
+    async afterHandle({ request, response, set }: { request: Request; response: unknown; set: { status?: unknown } }) {
+      const claim = claims.get(request)
+      if (!claim || replays.has(request)) return
+      claims.delete(request)
+      await completeIdempotencyKey(ctx.db, claim.scope, claim.key, typeof set.status === 'number' ? set.status : 200, response ?? null)
+    },
+    // A claim still held after the response means the handler failed: release it so the client can retry.
+    // (afterResponse, not error: the app-wide error handler answers first and local error hooks never run.)
+    async afterResponse({ request }: { request: Request }) {
+      const claim = claims.get(request)
+      if (!claim) return
+      claims.delete(request)
+      await releaseIdempotencyKey(ctx.db, claim.scope, claim.key)
+    },
+  }
+
+  return new Elysia({ name: 'auth' }).use(requestPlugin(ctx)).macro({
     user: {
       detail: { security: sessionOnly },
       async resolve({ request, cookie }) {
-        // A request with a key is a key request (SPEC 5.11) and keys have no personal area.
+        // A request with a key is a key request (docs/api.md#credentials) and keys have no personal area.
         if (carriesKey(request.headers)) throw new ApiError('DASHBOARD_ONLY', 'This route needs a signed-in dashboard session; API keys cannot use it')
         const caller = await resolve.session(cookie.access_token?.value as string | undefined)
         if (!caller) throw new ApiError('UNAUTHENTICATED', 'Sign in first: the access_token cookie is missing, invalid or expired')
@@ -125,40 +286,39 @@ export const authPlugin = perApp((ctx: AppContext) => {
           ? await keyCaller(apiKey, access, slug, write, set.headers as Record<string, string | number>)
           : await sessionCaller(cookie.access_token?.value as string | undefined, access, slug ?? request.headers.get('x-workspace'), write)
 
-        const idempotencyKey = request.method === 'POST' ? request.headers.get('idempotency-key') : null
-        if (idempotencyKey !== null) {
-          const credential = resolved.caller.kind === 'api_key' ? resolved.caller.keyId : resolved.caller.user.id
-          const claim = { scope: `${resolved.workspace.id}:${credential}`, key: idempotencyKey }
-          const outcome = await claimIdempotencyKey(ctx.db, claim.scope, claim.key, await requestFingerprint(request.method, new URL(request.url).pathname, body))
-          if (outcome.kind === 'replay') {
-            replays.add(request)
-            return { ...resolved, replay: outcome }
-          }
-          claims.set(request, claim)
-        }
-        return { ...resolved, replay: null }
+        const credential = resolved.caller.kind === 'api_key' ? resolved.caller.keyId : resolved.caller.kind === 'oauth' ? resolved.caller.familyId : resolved.caller.user.id
+        return { ...resolved, replay: await idempotencyClaim(request, `${resolved.workspace.id}:${credential}`, body) }
       },
-      beforeHandle(context) {
-        // Elysia does not type a macro's own resolved values in its beforeHandle.
-        const { replay, set } = context as unknown as { replay: Replay | null; set: typeof context.set }
-        if (!replay) return
-        set.status = replay.status
-        set.headers['idempotent-replayed'] = 'true'
-        return replay.body as never
+      ...idempotencyHooks,
+    }),
+    /**
+     * A public write (portal, widget) on a route with `workspace_slug`: the end user of a widget
+     * session (`Authorization: Bearer`), or an anonymous visitor naming `email` in the body when the
+     * workspace allows it; rate limit, subscription gate and Idempotency-Key as on every other write.
+     */
+    endUser: {
+      detail: { security: [{ widgetSession: [] }, {}] },
+      async resolve({ request, params, body, set, clientIp }): Promise<{ endUser: EndUserContext; replay: Replay | null }> {
+        const slug = (params as Record<string, string>).workspace_slug!
+        const email = (body as { email?: string } | null | undefined)?.email
+        const writer = await endUserWriter(ctx, request, slug, email, clientIp, set.headers as Record<string, string | number>)
+        return { endUser: writer, replay: await idempotencyClaim(request, `${writer.workspace.id}:${writer.writerKey}`, body) }
       },
-      async afterHandle({ request, response, set }) {
-        const claim = claims.get(request)
-        if (!claim || replays.has(request)) return
-        claims.delete(request)
-        await completeIdempotencyKey(ctx.db, claim.scope, claim.key, typeof set.status === 'number' ? set.status : 200, response ?? null)
+      ...idempotencyHooks,
+      async afterHandle(context) {
+        await idempotencyHooks.afterHandle(context)
+        const { endUser, set } = context as unknown as { endUser: EndUserContext; set: { headers: Record<string, string | number> } }
+        if (!endUser.anonymous) return
+        const session = await afterAnonymousWrite(ctx, endUser.workspace, endUser.anonymous)
+        set.headers[SESSION_TOKEN_HEADER] = session.sessionToken
+        set.headers[SESSION_EXPIRES_HEADER] = session.expiresAt.toISOString()
       },
-      // A claim still held after the response means the handler failed: release it so the client can retry.
-      // (afterResponse, not error: the app-wide error handler answers first and local error hooks never run.)
-      async afterResponse({ request }) {
-        const claim = claims.get(request)
-        if (!claim) return
-        claims.delete(request)
-        await releaseIdempotencyKey(ctx.db, claim.scope, claim.key)
+    },
+    rateLimit: (rules: RateRule[]) => ({
+      async beforeHandle(context) {
+        const { clientIp, body, set } = context
+        const user = (context as { user?: SessionUser }).user
+        await enforceRateRules(ctx, set.headers as Record<string, string | number>, rules, { clientIp, body, user })
       },
     }),
   })

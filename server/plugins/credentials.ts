@@ -1,15 +1,16 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
-import type { AppContext } from '../context.ts'
-import { apiKeys, members, sessions, users, workspaces } from '../db/schema/index.ts'
+import { perApp, type AppContext } from '../context.ts'
+import { apiKeys, members, oauthClients, oauthGrants, oauthTokens, sessions, users, workspaces } from '../db/schema/index.ts'
 import { ApiError } from '../errors.ts'
-import { sha256Hex, timingSafeEqual } from '../lib/crypto.ts'
+import { sha256Hex, timingSafeEqual } from '../lib/secrets.ts'
 import { verifyJwt } from '../lib/jwt.ts'
 import { ACCESS_AUDIENCE } from '../modules/auth/service.ts'
+import { resourceAllows } from '../modules/oauth/resources.ts'
 
 export const SCOPES = [
   'workspace:read', 'boards:read', 'statuses:read', 'labels:read', 'labels:write', 'posts:read', 'posts:write',
   'comments:read', 'comments:write', 'comments:internal', 'votes:read', 'votes:write', 'webhooks:read', 'webhooks:write',
-  'notifications:read', 'notifications:write',
+  'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write',
 ] as const
 export type Scope = (typeof SCOPES)[number]
 
@@ -35,7 +36,27 @@ export interface KeyCaller {
   workspaceId: string
 }
 
-export type Caller = SessionCaller | KeyCaller
+/**
+ * An OAuth access token: it acts like an API key of its grant's workspace with the granted scopes,
+ * on behalf of the user who granted it (who authors what it writes).
+ */
+export interface OAuthCaller {
+  kind: 'oauth'
+  familyId: string
+  clientId: string
+  clientName: string
+  scopes: string[]
+  workspaceId: string
+  user: SessionUser
+}
+
+export type Caller = SessionCaller | KeyCaller | OAuthCaller
+
+/** Credentials that are not a dashboard session: they carry their scopes and workspace. */
+export type ScopedCaller = KeyCaller | OAuthCaller
+
+export const OAUTH_ACCESS_PREFIX = 'chorus_at_'
+const OAUTH_ACCESS_PATTERN = /^chorus_at_[0-9A-Za-z]{43}$/
 
 /** The key a request carries, from `Authorization: Bearer` (preferred) or `X-API-Key`; null when none. */
 export function readApiKey(headers: Headers): string | null {
@@ -47,6 +68,7 @@ export function readApiKey(headers: Headers): string | null {
 export const carriesKey = (headers: Headers) => readApiKey(headers) !== null
 
 const invalidKey = () => new ApiError('INVALID_API_KEY', 'The API key is invalid or has been revoked')
+const invalidToken = () => new ApiError('INVALID_API_KEY', 'The access token is invalid, expired or revoked', {}, { 'www-authenticate': 'Bearer error="invalid_token"' })
 
 /** Prepared lookups behind every authenticated request; one query each. */
 export function credentialResolvers(ctx: AppContext) {
@@ -63,6 +85,22 @@ export function credentialResolvers(ctx: AppContext) {
     .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
     .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
     .prepare('auth_api_key')
+
+  // A token works while it is unexpired and unrevoked, its family is not revoked, and its user is still
+  // an active member of the workspace (removing someone stops the apps they connected).
+  const oauthLookup = ctx.db
+    .select({ token: oauthTokens, grant: oauthGrants, clientName: oauthClients.name, workspace: workspaces, user: users })
+    .from(oauthTokens)
+    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.familyId))
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+    .innerJoin(workspaces, eq(workspaces.id, oauthGrants.workspaceId))
+    .innerJoin(members, and(eq(members.workspaceId, oauthGrants.workspaceId), eq(members.userId, oauthGrants.userId), eq(members.status, 'active')))
+    .innerJoin(users, eq(users.id, oauthGrants.userId))
+    .where(and(
+      eq(oauthTokens.tokenHash, sql.placeholder('hash')), eq(oauthTokens.kind, 'access'), isNull(oauthTokens.revokedAt),
+      gt(oauthTokens.expiresAt, sql`now()`), isNull(oauthGrants.revokedAt),
+    ))
+    .prepare('auth_oauth_token')
 
   const membershipLookup = ctx.db
     .select({ workspace: workspaces, member: members })
@@ -93,9 +131,31 @@ export function credentialResolvers(ctx: AppContext) {
       return row
     },
 
+    /**
+     * Resolves a `chorus_at_` token for the REST API (`api`) or the MCP endpoint (`mcp`): a token issued
+     * for one resource (RFC 8707) is refused at the other. Throws 401 with `WWW-Authenticate: Bearer error="invalid_token"`.
+     */
+    async oauthToken(value: string, audience: 'api' | 'mcp'): Promise<{ caller: OAuthCaller; workspace: Workspace }> {
+      if (!OAUTH_ACCESS_PATTERN.test(value)) throw invalidToken()
+      const hash = await sha256Hex(value)
+      const [row] = await oauthLookup.execute({ hash })
+      if (!row || !timingSafeEqual(row.token.tokenHash, hash) || !resourceAllows(ctx.config.baseUrl, row.grant.resource, audience)) throw invalidToken()
+      if (!row.grant.lastUsedAt || Date.now() - row.grant.lastUsedAt.getTime() > 60_000) {
+        await ctx.db.update(oauthGrants).set({ lastUsedAt: sql`now()` }).where(eq(oauthGrants.id, row.grant.id))
+      }
+      const caller: OAuthCaller = {
+        kind: 'oauth', familyId: row.grant.id, clientId: row.grant.clientId, clientName: row.clientName,
+        scopes: row.grant.scopes, workspaceId: row.workspace.id, user: row.user,
+      }
+      return { caller, workspace: row.workspace }
+    },
+
     async membership(slug: string, userId: string) {
       const [row] = await membershipLookup.execute({ slug, uid: userId })
       return row ?? null
     },
   }
 }
+
+/** The resolvers built once per app, shared by the auth plugin, the authorization server and the MCP endpoint. */
+export const sharedCredentialResolvers = perApp(credentialResolvers)

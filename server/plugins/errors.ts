@@ -2,6 +2,8 @@ import { ValueErrorType } from '@sinclair/typebox/errors'
 import { Elysia, ValidationError } from 'elysia'
 import type { AppContext } from '../context.ts'
 import { ApiError, errorBody, type ErrorCode, type ValidationIssue } from '../errors.ts'
+import { describeError, isConnectionError } from '../db/errors.ts'
+import { securityHeaders } from '../lib/http-headers.ts'
 import { requestIdOf } from './request.ts'
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
@@ -42,11 +44,13 @@ function json(status: number, body: unknown, headers: Record<string, string>) {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
 
-/** The single place errors become responses: every 4xx/5xx carries the CONTRACT §3 body and X-Request-Id. */
+/** The single place errors become responses: every 4xx/5xx carries the common body (docs/api.md#errors) and X-Request-Id. */
 export function errorHandler(ctx: AppContext) {
-  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error, request, set }) => {
+  return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error: raised, request, set }) => {
+    // Elysia wraps whatever the body parser throws; our parser's refusals (415, 422) are ApiErrors.
+    const error = code === 'PARSE' && (raised as Error).cause instanceof ApiError ? ((raised as Error).cause as ApiError) : raised
     const requestId = requestIdOf(request)
-    const headers: Record<string, string> = { 'x-request-id': requestId }
+    const headers: Record<string, string> = { 'x-request-id': requestId, ...securityHeaders(ctx.config, request) }
     // Rate-limit headers, and CORS headers on public routes so a cross-origin widget can read its errors.
     for (const [name, value] of Object.entries(set.headers)) if (/^(ratelimit-|access-control-)/i.test(name)) headers[name] = String(value)
     const reply = (status: number, errorCode: ErrorCode, message: string, detail: unknown = message, extra = {}) => {
@@ -75,7 +79,13 @@ export function errorHandler(ctx: AppContext) {
       case 'INVALID_COOKIE_SIGNATURE':
         return reply(401, 'UNAUTHENTICATED', 'Invalid cookie')
     }
-    ctx.log.error('unhandled error', { request_id: requestId, error: error instanceof Error ? error.stack ?? error.message : String(error) })
+    // The database went away (restart, failover): the request may be retried once it is back.
+    if (isConnectionError(error)) {
+      ctx.log.warn('database unavailable', { request_id: requestId, error: describeError(error) })
+      headers['retry-after'] = '1'
+      return reply(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly')
+    }
+    ctx.log.error('unhandled error', { request_id: requestId, error: describeError(error) })
     return reply(500, 'INTERNAL', 'Internal server error')
   })
 }

@@ -1,10 +1,18 @@
-import { and, eq, lt, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { idempotencyKeys } from '../db/schema/index.ts'
 import { ApiError, invalid } from '../errors.ts'
-import { sha256Hex } from '../lib/crypto.ts'
+import { sha256Hex } from '../lib/secrets.ts'
 
 const RETENTION = sql`now() - interval '24 hours'`
+
+/**
+ * How long a claim holds its key without an answer: about the longest a request may take. A claim
+ * older than this belongs to a request that died with its process (kill -9, crash, lost
+ * connection), so a retry takes the key over and runs the request.
+ */
+export const IDEMPOTENCY_LEASE_SECONDS = 60
+const LEASE_EXPIRED = sql`now() - make_interval(secs => ${IDEMPOTENCY_LEASE_SECONDS})`
 
 export type IdempotencyOutcome = { kind: 'proceed' } | { kind: 'replay'; status: number; body: unknown }
 
@@ -12,7 +20,8 @@ export const requestFingerprint = (method: string, path: string, body: unknown) 
 
 /**
  * Claims (scope, key) for this request. The same key and body within 24 h replays the stored
- * response; another body is 422 IDEMPOTENCY_MISMATCH; a twin still running is 409 CONFLICT.
+ * response; another body is 422 IDEMPOTENCY_MISMATCH; a twin still running is 409 CONFLICT, until
+ * its lease (IDEMPOTENCY_LEASE_SECONDS) runs out and this request takes the key over.
  */
 export async function claimIdempotencyKey(db: Db, scope: string, key: string, requestHash: string): Promise<IdempotencyOutcome> {
   if (key.length === 0 || key.length > 255) throw invalid(['header', 'idempotency-key'], 'Idempotency-Key must be 1 to 255 characters')
@@ -25,7 +34,16 @@ export async function claimIdempotencyKey(db: Db, scope: string, key: string, re
   if (existing.requestHash !== requestHash) {
     throw invalid(['header', 'idempotency-key'], 'This Idempotency-Key was already used with a different request body', 'idempotency_mismatch', 'IDEMPOTENCY_MISMATCH')
   }
-  if (existing.responseStatus === null) throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed')
+  if (existing.responseStatus === null) {
+    // Conditional on the lease in SQL, so of two retries racing for an abandoned key only one wins.
+    const [taken] = await db
+      .update(idempotencyKeys)
+      .set({ createdAt: sql`now()` })
+      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key), isNull(idempotencyKeys.responseStatus), lt(idempotencyKeys.createdAt, LEASE_EXPIRED)))
+      .returning({ key: idempotencyKeys.key })
+    if (taken) return { kind: 'proceed' }
+    throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed')
+  }
   return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody }
 }
 

@@ -1,13 +1,19 @@
-import { Elysia } from 'elysia'
+import { Elysia, type AnyElysia } from 'elysia'
 import { perApp, type AppContext } from '../context.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, invalid } from '../errors.ts'
+import { securityHeaders } from '../lib/http-headers.ts'
 import { newId } from '../lib/ids.ts'
+import { parseJsonBody } from '../lib/json.ts'
+import { textProblem } from '../lib/text.ts'
+import { enforceRateLimit } from './rate-limit.ts'
 
 export const JSON_BODY_LIMIT = 1024 * 1024
 /** Multipart requests carry one image of at most 2 MiB plus form overhead. */
 export const UPLOAD_BODY_LIMIT = 2 * 1024 * 1024 + 64 * 1024
+/** A raw inbound e-mail (`message/rfc822`); attachments are not kept, so larger mail is refused. */
+export const INBOUND_EMAIL_LIMIT = 2 * 1024 * 1024
 
-const started = new WeakMap<Request, { id: string; at: number }>()
+const started = new WeakMap<Request, { id: string; at: number; ip: string }>()
 
 export const requestIdOf = (request: Request) => started.get(request)?.id ?? newId('request')
 
@@ -17,6 +23,9 @@ const pathOf = (url: string) => {
   const query = url.indexOf('?', start)
   return start === -1 ? '/' : url.slice(start, query === -1 ? undefined : query)
 }
+
+/** Anonymous writes per IP a minute, across all routes, as a multiple of RATE_LIMIT_PER_IP (a sign-in alone is two writes). */
+export const FLOOD_FACTOR = 5
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
@@ -29,31 +38,140 @@ function carriesKey(request: Request) {
   return request.headers.has('authorization') || request.headers.has('x-api-key')
 }
 
-/** Request id, body-size limit, the cookie-CSRF Origin check, client IP, and one access-log line per request. */
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Where a write comes from. Origin decides when sent; without it (some older browsers, some same-origin
+ * requests) Sec-Fetch-Site, then Referer decide; with none of them it is `unknown`.
+ */
+export function requestOrigin(request: Request, allowed: Set<string>): 'same' | 'foreign' | 'unknown' {
+  const origin = request.headers.get('origin')
+  if (origin !== null && origin !== 'null') return allowed.has(origin) ? 'same' : 'foreign'
+  const site = request.headers.get('sec-fetch-site')
+  if (site === 'same-origin') return 'same'
+  if (site === 'cross-site' || site === 'same-site') return 'foreign'
+  const referer = request.headers.get('referer')
+  if (referer) return allowed.has(originOf(referer) ?? '') ? 'same' : 'foreign'
+  return 'unknown'
+}
+
+/** A cookie-authenticated write must provably come from one of our pages: `unknown` is refused too. */
+const sameOrigin = (request: Request, allowed: Set<string>) => requestOrigin(request, allowed) === 'same'
+
+/** Query and path values are text: percent-encoding must decode to valid UTF-8 without NUL. */
+function checkUrlText(url: string) {
+  const queryStart = url.indexOf('?')
+  const path = pathOf(url)
+  for (const segment of path.split('/')) {
+    const problem = decodedProblem(segment)
+    if (problem) throw invalid(['path'], problem, 'value_error.text')
+  }
+  if (queryStart === -1) return
+  for (const pair of url.slice(queryStart + 1).split('&')) {
+    const [name = '', value = ''] = pair.split('=', 2)
+    const problem = decodedProblem(name) ?? decodedProblem(value)
+    if (problem) throw invalid(['query', safeDecode(name) ?? 'query'], problem, 'value_error.text')
+  }
+}
+
+const safeDecode = (raw: string) => {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '))
+  } catch {
+    return undefined
+  }
+}
+
+function decodedProblem(raw: string) {
+  if (!raw.includes('%')) return undefined
+  const decoded = safeDecode(raw)
+  return decoded === undefined ? 'The value is not valid percent-encoded UTF-8' : textProblem(decoded)
+}
+
+const isJson = (contentType: string) => contentType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(contentType)
+
+/** Routes that read their own body type (`parse: 'text'`, `'multipart/form-data'`, a named parser...), as method and path pattern. */
+const ownParsers = new WeakMap<AppContext, { app: () => AnyElysia; routes?: { method: string; path: RegExp }[] }>()
+
+/** Called once by createApp: the request plugin looks the routes' declared body types up there. */
+export function bindRouteTable(ctx: AppContext, app: () => AnyElysia) {
+  ownParsers.set(ctx, { app })
+}
+
+const jsonHooks = new WeakSet<object>()
+
+const patternOf = (path: string) => new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`)
+
+function readsOwnBody(ctx: AppContext, request: Request) {
+  const table = ownParsers.get(ctx)
+  if (!table) return false
+  table.routes ??= table.app().routes
+    .filter((entry) => (entry.hooks?.parse as { fn: unknown }[] | undefined)?.some((hook) => !jsonHooks.has(hook.fn as object)))
+    .map((entry) => ({ method: entry.method, path: patternOf(entry.path) }))
+  if (!table.routes.length) return false
+  const path = pathOf(request.url)
+  return table.routes.some((route) => route.method === request.method && route.path.test(path))
+}
+
+async function parseBody(ctx: AppContext, request: Request, contentType: string): Promise<unknown> {
+  if (readsOwnBody(ctx, request)) return undefined
+  if (!request.body) return undefined
+  if (!isJson(contentType.trim().toLowerCase())) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `This route takes application/json${contentType ? `, not ${contentType}` : ': send a Content-Type header'}`)
+  }
+  return parseJsonBody(await request.arrayBuffer())
+}
+
+/**
+ * Request id, security headers, TRACE, body-size limit, the cookie-CSRF origin check, client IP,
+ * the per-IP limit on unauthenticated writes, text checks on the URL, the bounded JSON body parser
+ * (415 for other types unless the route declares its own), and one access-log line per request.
+ * Everything that can refuse a request runs before its body is read.
+ */
 export const requestPlugin = perApp((ctx: AppContext) => {
   const allowedOrigins = new Set([new URL(ctx.config.baseUrl).origin, new URL(ctx.config.dashboardUrl).origin, ...ctx.config.allowedOrigins])
+  const clientIp = (request: Request, server: { requestIP(request: Request): { address: string } | null } | null) => {
+    const forwarded = ctx.config.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
+    return forwarded || server?.requestIP(request)?.address || 'unknown'
+  }
+  const jsonHook = ({ request }: { request: Request }, contentType: string) => parseBody(ctx, request, contentType)
+  jsonHooks.add(jsonHook)
   const plugin = new Elysia({ name: 'request' })
-    .onRequest(({ request, set }) => {
+    .onRequest(async ({ request, set, server }) => {
       const id = newId('request')
-      started.set(request, { id, at: performance.now() })
+      const ip = clientIp(request, server)
+      started.set(request, { id, at: performance.now(), ip })
       set.headers['x-request-id'] = id
+      Object.assign(set.headers, securityHeaders(ctx.config, request))
+
+      if (request.method === 'TRACE') throw new ApiError('METHOD_NOT_ALLOWED', 'TRACE is not supported', {}, { allow: 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS' })
 
       const length = Number(request.headers.get('content-length') ?? 0)
-      const multipart = request.headers.get('content-type')?.startsWith('multipart/form-data')
-      const limit = multipart ? UPLOAD_BODY_LIMIT : JSON_BODY_LIMIT
+      const contentType = request.headers.get('content-type') ?? ''
+      const limit = contentType.startsWith('multipart/form-data') ? UPLOAD_BODY_LIMIT : contentType.startsWith('message/rfc822') ? INBOUND_EMAIL_LIMIT : JSON_BODY_LIMIT
       if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`)
 
-      // SameSite=Lax already blocks most cross-site cookie writes; the Origin check closes the rest
-      // (same-site subdomains, older browsers). Requests carrying a key are key requests and carry no ambient authority.
-      const origin = request.headers.get('origin')
-      if (UNSAFE.has(request.method) && origin && !allowedOrigins.has(origin) && carriesSessionCookie(request) && !carriesKey(request)) {
-        throw new ApiError('CSRF_REJECTED', `Cookie-authenticated writes from ${origin} are not allowed`)
+      if (UNSAFE.has(request.method)) {
+        const session = carriesSessionCookie(request)
+        // SameSite=Lax already blocks most cross-site cookie writes; the origin check closes the rest
+        // (same-site subdomains, older browsers). Requests carrying a key are key requests and carry no ambient authority.
+        if (session && !carriesKey(request) && !sameOrigin(request, allowedOrigins)) {
+          throw new ApiError('CSRF_REJECTED', 'Cookie-authenticated writes must come from the dashboard origin (Origin, Sec-Fetch-Site or Referer)')
+        }
+        // Before the body is read, a flood of anonymous writes costs a counter each, not a parse: a
+        // guard across all routes of FLOOD_FACTOR times each route's own per-IP limit (which still applies).
+        if (!session && !carriesKey(request)) await enforceRateLimit(ctx, set.headers as Record<string, string>, `write:ip:${ip}`, ctx.config.rateLimitPerIp * FLOOD_FACTOR)
       }
+      checkUrlText(request.url)
     })
-    .derive({ as: 'global' }, ({ request, server }) => {
-      const forwarded = ctx.config.trustProxy ? request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() : undefined
-      return { requestId: requestIdOf(request), clientIp: forwarded || server?.requestIP(request)?.address || 'unknown' }
-    })
+    .onParse({ as: 'global' }, jsonHook as never)
+    .derive({ as: 'global' }, ({ request }) => ({ requestId: requestIdOf(request), clientIp: started.get(request)?.ip ?? 'unknown' }))
   // The access log is a hook on every request; it is only registered when info lines are wanted.
   if (ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'info') return plugin
   return plugin.onAfterResponse({ as: 'global' }, ({ request, set }) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { SignJWT, UnsecuredJWT } from 'jose'
 import { authTokens, refreshTokens, sessions, users } from '../../server/db/schema/index.ts'
-import { deriveKey, sha256Hex } from '../../server/lib/crypto.ts'
+import { deriveKey, sha256Hex } from '../../server/lib/secrets.ts'
 import { BASE, startHarness, TEST_SECRET, type Harness } from '../helpers/harness.ts'
 import { signIn as signInWithOutbox } from '../helpers/session.ts'
 import { startSmtp, tokenFromMail } from '../helpers/smtp.ts'
@@ -21,7 +21,13 @@ afterAll(async () => {
 const signIn = (harness: Harness, client: ReturnType<Harness['client']>, email: string) => signInWithOutbox(harness, client, email, smtp)
 const accessKey = () => deriveKey(TEST_SECRET, 'access-token')
 
-describe('magic link sign-in over real SMTP', () => {
+async function meWith(token: string) {
+  const client = h.client()
+  client.jar.set('access_token', token)
+  return client.get('/api/v1/auth/me')
+}
+
+describe('happy', () => {
   test('a new address gets an account, an e-mail with a link, and cookies on verify', async () => {
     const client = h.client()
     const sent = await client.post('/api/v1/auth/magic-link', { email: 'Ada@Example.com', redirect_to: '/dashboard/ideas' })
@@ -51,6 +57,94 @@ describe('magic link sign-in over real SMTP', () => {
     expect(stored?.revokedAt).toBeNull()
   })
 
+  test('refresh issues a new pair; reusing the old refresh token revokes the session', async () => {
+    const client = h.client()
+    const user = await signIn(h, client, 'rotate@example.com')
+    const firstRefresh = client.jar.get('refresh_token')!
+
+    const refreshed = await client.post('/api/v1/auth/refresh')
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.body).toMatchObject({ token_type: 'cookie', expires_in: 900 })
+    const secondRefresh = client.jar.get('refresh_token')!
+    expect(secondRefresh).not.toBe(firstRefresh)
+    expect((await client.get('/api/v1/auth/me')).status).toBe(200)
+
+    const thief = h.client()
+    thief.jar.set('refresh_token', firstRefresh)
+    const reuse = await thief.post('/api/v1/auth/refresh')
+    expect(reuse.status).toBe(401)
+
+    const [session] = await h.db.select().from(sessions).where(eq(sessions.userId, user.id))
+    expect(session?.revokedAt).not.toBeNull()
+    // The legitimate holder is out too: both the new refresh token and the access token stop working.
+    expect((await client.get('/api/v1/auth/me')).status).toBe(401)
+    expect((await client.post('/api/v1/auth/refresh')).status).toBe(401)
+  })
+
+  test('logout revokes the session and clears the cookies', async () => {
+    const client = h.client()
+    await signIn(h, client, 'bye@example.com')
+    const access = client.jar.get('access_token')!
+    const refresh = client.jar.get('refresh_token')!
+    const out = await client.post('/api/v1/auth/logout')
+    expect(out.status).toBe(200)
+    expect(client.jar.has('access_token')).toBe(false)
+    const [token] = await h.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refresh)))
+    const [session] = await h.db.select().from(sessions).where(eq(sessions.id, token!.sessionId))
+    expect(session?.revokedAt).not.toBeNull()
+    // The old access token is dead even before its 15 minutes are up.
+    const replay = h.client()
+    replay.jar.set('access_token', access)
+    expect((await replay.get('/api/v1/auth/me')).status).toBe(401)
+    expect((await h.client().post('/api/v1/auth/logout')).status).toBe(401)
+  })
+
+  test('resend sends a link; verify-email marks the address verified once', async () => {
+    const client = h.client()
+    const user = await signIn(h, client, 'verify@example.com')
+    await h.db.update(users).set({ emailVerified: false }).where(eq(users.id, user.id))
+    smtp.inbox.length = 0
+    const resend = await client.post('/api/v1/auth/resend-verification')
+    expect(resend.status).toBe(200)
+    expect(resend.body).toEqual({ status: 'sent' })
+    const token = tokenFromMail(await smtp.waitFor('verify@example.com'))
+    const verified = await h.client().post('/api/v1/auth/verify-email', { token })
+    expect(verified.status).toBe(200)
+    const [row] = await h.db.select().from(users).where(eq(users.id, user.id))
+    expect(row?.emailVerified).toBe(true)
+    expect((await h.client().post('/api/v1/auth/verify-email', { token })).status).toBe(401)
+    expect((await client.post('/api/v1/auth/resend-verification')).body).toEqual({ status: 'already_verified' })
+  })
+})
+
+describe('errors', () => {
+  test('bad input: invalid e-mail, absolute redirect, missing token', async () => {
+    const client = h.client()
+    expect((await client.post('/api/v1/auth/magic-link', { email: 'not-an-email' })).status).toBe(422)
+    const redirect = await client.post('/api/v1/auth/magic-link', { email: 'x@example.com', redirect_to: 'https://evil.example' })
+    expect(redirect.status).toBe(422)
+    expect(redirect.body.detail[0].loc).toEqual(['body', 'redirect_to'])
+    expect((await client.post('/api/v1/auth/magic-link', { email: 'x@example.com', redirect_to: '//evil.example' })).status).toBe(422)
+    expect((await client.post('/api/v1/auth/magic-link/verify', {})).status).toBe(422)
+    expect((await client.post('/api/v1/auth/magic-link/verify', { token: 'made-up' })).status).toBe(401)
+  })
+
+  test('per-address limit: the sixth request in 15 minutes is 429 with Retry-After', async () => {
+    const client = h.client()
+    for (let i = 0; i < 5; i++) {
+      const res = await client.post('/api/v1/auth/magic-link', { email: 'spam@example.com' })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('ratelimit-limit')).toBe('5')
+    }
+    const limited = await client.post('/api/v1/auth/magic-link', { email: 'spam@example.com' })
+    expect(limited.status).toBe(429)
+    expect(limited.body.code).toBe('RATE_LIMITED')
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0')
+  })
+})
+
+describe('security', () => {
   test('the link works once', async () => {
     const client = h.client()
     await client.post('/api/v1/auth/magic-link', { email: 'once@example.com' })
@@ -78,89 +172,12 @@ describe('magic link sign-in over real SMTP', () => {
     expect(JSON.stringify(rows)).not.toContain(token)
   })
 
-  test('bad input: invalid e-mail, absolute redirect, missing token', async () => {
-    const client = h.client()
-    expect((await client.post('/api/v1/auth/magic-link', { email: 'not-an-email' })).status).toBe(422)
-    const redirect = await client.post('/api/v1/auth/magic-link', { email: 'x@example.com', redirect_to: 'https://evil.example' })
-    expect(redirect.status).toBe(422)
-    expect(redirect.body.detail[0].loc).toEqual(['body', 'redirect_to'])
-    expect((await client.post('/api/v1/auth/magic-link', { email: 'x@example.com', redirect_to: '//evil.example' })).status).toBe(422)
-    expect((await client.post('/api/v1/auth/magic-link/verify', {})).status).toBe(422)
-    expect((await client.post('/api/v1/auth/magic-link/verify', { token: 'made-up' })).status).toBe(401)
-  })
-
-  test('per-address limit: the sixth request in 15 minutes is 429 with Retry-After', async () => {
-    const client = h.client()
-    for (let i = 0; i < 5; i++) {
-      const res = await client.post('/api/v1/auth/magic-link', { email: 'spam@example.com' })
-      expect(res.status).toBe(200)
-      expect(res.headers.get('ratelimit-limit')).toBe('5')
-    }
-    const limited = await client.post('/api/v1/auth/magic-link', { email: 'spam@example.com' })
-    expect(limited.status).toBe(429)
-    expect(limited.body.code).toBe('RATE_LIMITED')
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(limited.headers.get('ratelimit-remaining')).toBe('0')
-  })
-})
-
-describe('refresh rotation and logout', () => {
-  test('refresh issues a new pair; reusing the old refresh token revokes the session', async () => {
-    const client = h.client()
-    const user = await signIn(h, client, 'rotate@example.com')
-    const firstRefresh = client.jar.get('refresh_token')!
-
-    const refreshed = await client.post('/api/v1/auth/refresh')
-    expect(refreshed.status).toBe(200)
-    expect(refreshed.body).toMatchObject({ token_type: 'cookie', expires_in: 900 })
-    const secondRefresh = client.jar.get('refresh_token')!
-    expect(secondRefresh).not.toBe(firstRefresh)
-    expect((await client.get('/api/v1/auth/me')).status).toBe(200)
-
-    const thief = h.client()
-    thief.jar.set('refresh_token', firstRefresh)
-    const reuse = await thief.post('/api/v1/auth/refresh')
-    expect(reuse.status).toBe(401)
-
-    const [session] = await h.db.select().from(sessions).where(eq(sessions.userId, user.id))
-    expect(session?.revokedAt).not.toBeNull()
-    // The legitimate holder is out too: both the new refresh token and the access token stop working.
-    expect((await client.get('/api/v1/auth/me')).status).toBe(401)
-    expect((await client.post('/api/v1/auth/refresh')).status).toBe(401)
-  })
-
   test('refresh without a cookie or with garbage is 401', async () => {
     expect((await h.client().post('/api/v1/auth/refresh')).status).toBe(401)
     const client = h.client()
     client.jar.set('refresh_token', 'garbage')
     expect((await client.post('/api/v1/auth/refresh')).status).toBe(401)
   })
-
-  test('logout revokes the session and clears the cookies', async () => {
-    const client = h.client()
-    await signIn(h, client, 'bye@example.com')
-    const access = client.jar.get('access_token')!
-    const refresh = client.jar.get('refresh_token')!
-    const out = await client.post('/api/v1/auth/logout')
-    expect(out.status).toBe(200)
-    expect(client.jar.has('access_token')).toBe(false)
-    const [token] = await h.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, await sha256Hex(refresh)))
-    const [session] = await h.db.select().from(sessions).where(eq(sessions.id, token!.sessionId))
-    expect(session?.revokedAt).not.toBeNull()
-    // The old access token is dead even before its 15 minutes are up.
-    const replay = h.client()
-    replay.jar.set('access_token', access)
-    expect((await replay.get('/api/v1/auth/me')).status).toBe(401)
-    expect((await h.client().post('/api/v1/auth/logout')).status).toBe(401)
-  })
-})
-
-describe('access token forgery', () => {
-  async function meWith(token: string) {
-    const client = h.client()
-    client.jar.set('access_token', token)
-    return client.get('/api/v1/auth/me')
-  }
 
   test('alg none is refused', async () => {
     const client = h.client()
@@ -192,32 +209,11 @@ describe('access token forgery', () => {
     const token = await new SignJWT({ sid: session!.id }).setProtectedHeader({ alg: 'HS256' }).setSubject(userB.id).setIssuer(BASE).setAudience('chorus:dashboard').setExpirationTime('10m').sign(await accessKey())
     expect((await meWith(token)).status).toBe(401)
   })
-})
-
-describe('e-mail verification', () => {
-  test('resend sends a link; verify-email marks the address verified once', async () => {
-    const client = h.client()
-    const user = await signIn(h, client, 'verify@example.com')
-    await h.db.update(users).set({ emailVerified: false }).where(eq(users.id, user.id))
-    smtp.inbox.length = 0
-    const resend = await client.post('/api/v1/auth/resend-verification')
-    expect(resend.status).toBe(200)
-    expect(resend.body).toEqual({ status: 'sent' })
-    const token = tokenFromMail(await smtp.waitFor('verify@example.com'))
-    const verified = await h.client().post('/api/v1/auth/verify-email', { token })
-    expect(verified.status).toBe(200)
-    const [row] = await h.db.select().from(users).where(eq(users.id, user.id))
-    expect(row?.emailVerified).toBe(true)
-    expect((await h.client().post('/api/v1/auth/verify-email', { token })).status).toBe(401)
-    expect((await client.post('/api/v1/auth/resend-verification')).body).toEqual({ status: 'already_verified' })
-  })
 
   test('resend needs a session', async () => {
     expect((await h.client().post('/api/v1/auth/resend-verification')).status).toBe(401)
   })
-})
 
-describe('cookie CSRF', () => {
   test('a cookie-authenticated write from a foreign Origin is 403 CSRF_REJECTED; the own origin passes', async () => {
     const client = h.client()
     await signIn(h, client, 'csrf@example.com')

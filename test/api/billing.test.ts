@@ -71,6 +71,41 @@ describe('billing webhook: happy paths', () => {
   })
 })
 
+describe('billing webhook: errors', () => {
+  async function sendRaw(body: string) {
+    const signature = await stripe.webhooks.generateTestHeaderStringAsync({ payload: body, secret: SECRET })
+    return h.client().call('POST', '/api/v1/billing/webhook', { raw: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } })
+  }
+
+  test('a signed body that is not JSON, or an event without id or type, is 400 and records nothing', async () => {
+    const before = (await h.db.select().from(billingEvents)).length
+    for (const body of ['not json', JSON.stringify({ type: 'invoice.paid' }), JSON.stringify({ id: 'evt_no_type' }), JSON.stringify({ id: 7, type: 'invoice.paid' })]) {
+      const res = await sendRaw(body)
+      expect({ body, status: res.status, code: res.body.code }).toEqual({ body, status: 400, code: 'BAD_REQUEST' })
+    }
+    expect(await h.db.select().from(billingEvents)).toHaveLength(before)
+  })
+
+  test('an event about a workspace the service does not know is acknowledged and changes no workspace', async () => {
+    const unknown = event('customer.subscription.updated', { id: 'sub_9', customer: 'cus_nobody', status: 'active', metadata: { workspace_id: 'ws_0000000000000000000000000' } })
+    const res = await send(unknown)
+    expect(res.status).toBe(200)
+    expect(res.body.received).toBe(true)
+    expect(await h.db.select().from(workspaces).where(eq(workspaces.billingSubscriptionId, 'sub_9'))).toHaveLength(0)
+  })
+
+  test('without BILLING_WEBHOOK_SECRET the route is 404', async () => {
+    const bare = await startHarness()
+    try {
+      const res = await bare.client().call('POST', '/api/v1/billing/webhook', { raw: '{}', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' } })
+      expect(res.status).toBe(404)
+      expect(res.body.code).toBe('NOT_FOUND')
+    } finally {
+      await bare.close()
+    }
+  }, 60_000)
+})
+
 describe('billing webhook: security', () => {
   test('a wrong secret, a tampered body, a stale timestamp and no header are 400 and change nothing', async () => {
     const ws = await workspaceFixture(h)

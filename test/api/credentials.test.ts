@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { apiKeys } from '../../server/db/schema/index.ts'
-import { sha256Hex } from '../../server/lib/crypto.ts'
+import { sha256Hex } from '../../server/lib/secrets.ts'
 import { workspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 

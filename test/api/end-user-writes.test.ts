@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm'
 import { comments, endUsers, events, posts, statusChanges, votes } from '../../server/db/schema/index.ts'
 import { configureHs256, customerToken, identify, nextIp } from '../helpers/end-users.ts'
 import { boardFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
-import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
+import { freshRateWindow, startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 
 let h: Harness
 let ws: WorkspaceFixture
@@ -30,7 +30,7 @@ const identified = (token = session) => h.client({ authorization: `Bearer ${toke
 const keyPost = async (board = 'ideas') => (await api.post(`/api/v1/boards/${board}/posts`, { title: `Key post ${Math.random()}` })).body as { id: string }
 const eventsOf = async (type: string, match: (data: any) => boolean) => (await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, type)))).filter((row) => match(row.data))
 
-describe('posts', () => {
+describe('happy', () => {
   test('an anonymous visitor posts with an e-mail address: the end user is created, post.created is written, the e-mail stays private', async () => {
     const res = await anonymous().post(`${base()}/boards/ideas/posts`, { title: 'Dark mode', body: 'Please', email: 'Visitor@Example.com' })
     expect(res.status).toBe(201)
@@ -51,6 +51,40 @@ describe('posts', () => {
     expect(await eventsOf('post.created', (data) => data.post.id === res.body.id && data.post.author.id === endUserId)).toHaveLength(1)
   })
 
+  test('Idempotency-Key replays the first response instead of posting twice', async () => {
+    const client = identified()
+    const headers = { 'idempotency-key': 'widget-retry-1' }
+    const first = await client.post(`${base()}/boards/ideas/posts`, { title: 'Exactly once' }, { headers })
+    const second = await client.post(`${base()}/boards/ideas/posts`, { title: 'Exactly once' }, { headers })
+    expect(second.status).toBe(201)
+    expect(second.body.id).toBe(first.body.id)
+    expect(second.headers.get('idempotent-replayed')).toBe('true')
+    expect(await h.db.select().from(posts).where(eq(posts.title, 'Exactly once'))).toHaveLength(1)
+    expect((await client.post(`${base()}/boards/ideas/posts`, { title: 'Another' }, { headers })).status).toBe(422)
+  })
+
+  test('votes toggle for anonymous and identified end users; the count follows', async () => {
+    const post = await keyPost()
+    const voter = anonymous()
+    expect((await voter.post(`${base()}/posts/${post.id}/votes`, { email: 'fan@example.com' })).body).toEqual({ voted: true, votes: 1, verified: false })
+    expect((await identified().post(`${base()}/posts/${post.id}/votes`, {})).body).toEqual({ voted: true, votes: 2, verified: true })
+    expect((await voter.post(`${base()}/posts/${post.id}/votes`, { email: 'FAN@example.com' })).body).toEqual({ voted: false, votes: 1, verified: false })
+    const rows = await h.db.select().from(votes).where(eq(votes.postId, post.id))
+    expect(rows.map((row) => row.endUserId)).toEqual([endUserId])
+    expect((await anonymous().post(`${base()}/posts/${post.id}/votes`, {})).status).toBe(422)
+  })
+
+  test('CORS: preflight allows Authorization, Content-Type and Idempotency-Key from any origin', async () => {
+    const res = await h.client().call('OPTIONS', `${base()}/boards/ideas/posts`, { headers: { origin: 'https://customer.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' } })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    for (const header of ['Authorization', 'Content-Type', 'Idempotency-Key']) expect(res.headers.get('access-control-allow-headers')).toContain(header)
+    // Non-public routes stay without CORS.
+    expect((await h.client().call('OPTIONS', '/api/v1/workspaces', { headers: { origin: 'https://customer.example' } })).headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
+describe('errors', () => {
   test('validation: identified users send no email; anonymous ones must; unknown fields and bad values are 422', async () => {
     for (const [client, body] of [
       [identified(), { title: 'x', email: 'someone@example.com' }],
@@ -63,39 +97,6 @@ describe('posts', () => {
       const res = await client.post(`${base()}/boards/ideas/posts`, body)
       expect(res.status, JSON.stringify(body)).toBe(422)
     }
-  })
-
-  test('private boards, unknown boards and unknown workspaces are 404', async () => {
-    expect((await anonymous().post(`${base()}/boards/internal/posts`, { title: 'x', email: 'a@example.com' })).status).toBe(404)
-    expect((await identified().post(`${base()}/boards/internal/posts`, { title: 'x' })).status).toBe(404)
-    expect((await anonymous().post(`${base()}/boards/nope/posts`, { title: 'x', email: 'a@example.com' })).status).toBe(404)
-    expect((await anonymous().post(`${base('no-such-ws')}/boards/ideas/posts`, { title: 'x', email: 'a@example.com' })).status).toBe(404)
-    expect(await h.db.select().from(posts).where(eq(posts.title, 'x'))).toHaveLength(0)
-  })
-
-  test('Idempotency-Key replays the first response instead of posting twice', async () => {
-    const client = identified()
-    const headers = { 'idempotency-key': 'widget-retry-1' }
-    const first = await client.post(`${base()}/boards/ideas/posts`, { title: 'Exactly once' }, { headers })
-    const second = await client.post(`${base()}/boards/ideas/posts`, { title: 'Exactly once' }, { headers })
-    expect(second.status).toBe(201)
-    expect(second.body.id).toBe(first.body.id)
-    expect(second.headers.get('idempotent-replayed')).toBe('true')
-    expect(await h.db.select().from(posts).where(eq(posts.title, 'Exactly once'))).toHaveLength(1)
-    expect((await client.post(`${base()}/boards/ideas/posts`, { title: 'Another' }, { headers })).status).toBe(422)
-  })
-})
-
-describe('votes and comments', () => {
-  test('votes toggle for anonymous and identified end users; the count follows', async () => {
-    const post = await keyPost()
-    const voter = anonymous()
-    expect((await voter.post(`${base()}/posts/${post.id}/votes`, { email: 'fan@example.com' })).body).toEqual({ voted: true, votes: 1 })
-    expect((await identified().post(`${base()}/posts/${post.id}/votes`, {})).body).toEqual({ voted: true, votes: 2 })
-    expect((await voter.post(`${base()}/posts/${post.id}/votes`, { email: 'FAN@example.com' })).body).toEqual({ voted: false, votes: 1 })
-    const rows = await h.db.select().from(votes).where(eq(votes.postId, post.id))
-    expect(rows.map((row) => row.endUserId)).toEqual([endUserId])
-    expect((await anonymous().post(`${base()}/posts/${post.id}/votes`, {})).status).toBe(422)
   })
 
   test('comments are public, never internal; an `internal` field is refused', async () => {
@@ -114,6 +115,48 @@ describe('votes and comments', () => {
     expect(await eventsOf('comment.created', (data) => data.post_id === post.id)).toHaveLength(3)
   })
 
+  test('a lapsed subscription makes the public routes read-only', async () => {
+    const lapsed = await workspaceFixture(h)
+    await boardFixture(h, lapsed.id, 'ideas')
+    await setSubscription(h, lapsed.id, { subscriptionStatus: 'canceled' })
+    const res = await anonymous().post(`${base(lapsed.slug)}/boards/ideas/posts`, { title: 'x', email: 'a@example.com' })
+    expect(res.status).toBe(403)
+    expect(res.body.code).toBe('SUBSCRIPTION_INACTIVE')
+  })
+
+  test('anonymous writes per IP, identified writes per end user: 429 RATE_LIMITED with Retry-After', async () => {
+    const limited = await startHarness({ TRUST_PROXY: 'true', RATE_LIMIT_PER_IP: '3' })
+    try {
+      const w = await workspaceFixture(limited)
+      await boardFixture(limited, w.id, 'ideas')
+      const token = (await identify(limited, w.slug, await customerToken(await configureHs256(w.owner, w.slug)))).body.session_token
+      const ip = nextIp()
+      const visitor = limited.client({ 'x-forwarded-for': ip })
+      await freshRateWindow()
+      for (let i = 0; i < 3; i++) expect((await visitor.post(`${base(w.slug)}/boards/ideas/posts`, { title: `a${i}`, email: 'a@example.com' })).status).toBe(201)
+      const refused = await visitor.post(`${base(w.slug)}/boards/ideas/posts`, { title: 'a4', email: 'b@example.com' })
+      expect(refused.status).toBe(429)
+      expect(refused.body.code).toBe('RATE_LIMITED')
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+      // The identified end user has a budget of their own, even from the same address.
+      const member = limited.client({ 'x-forwarded-for': ip, authorization: `Bearer ${token}` })
+      for (let i = 0; i < 3; i++) expect((await member.post(`${base(w.slug)}/boards/ideas/posts`, { title: `i${i}` })).status).toBe(201)
+      expect((await member.post(`${base(w.slug)}/boards/ideas/posts`, { title: 'i4' })).status).toBe(429)
+    } finally {
+      await limited.close()
+    }
+  }, 60_000)
+})
+
+describe('security', () => {
+  test('private boards, unknown boards and unknown workspaces are 404', async () => {
+    expect((await anonymous().post(`${base()}/boards/internal/posts`, { title: 'x', email: 'a@example.com' })).status).toBe(404)
+    expect((await identified().post(`${base()}/boards/internal/posts`, { title: 'x' })).status).toBe(404)
+    expect((await anonymous().post(`${base()}/boards/nope/posts`, { title: 'x', email: 'a@example.com' })).status).toBe(404)
+    expect((await anonymous().post(`${base('no-such-ws')}/boards/ideas/posts`, { title: 'x', email: 'a@example.com' })).status).toBe(404)
+    expect(await h.db.select().from(posts).where(eq(posts.title, 'x'))).toHaveLength(0)
+  })
+
   test('posts on private boards and of other workspaces are 404; sessions of another workspace are 401', async () => {
     const hidden = await keyPost('internal')
     expect((await identified().post(`${base()}/posts/${hidden.id}/votes`, {})).status).toBe(404)
@@ -128,9 +171,7 @@ describe('votes and comments', () => {
     expect(crossed.status).toBe(401)
     expect(crossed.body.message).toMatch(/another workspace/)
   })
-})
 
-describe('credentials', () => {
   test('only widget sessions count: API keys, dashboard tokens, garbage and expired sessions are 401', async () => {
     const post = await keyPost()
     const key = await ws.key()
@@ -158,46 +199,4 @@ describe('credentials', () => {
     const token = (await identify(h, closed.slug, await customerToken(key))).body.session_token
     expect((await identified(token).post(`${base(closed.slug)}/boards/ideas/posts`, { title: 'Allowed' })).status).toBe(201)
   })
-
-  test('a lapsed subscription makes the public routes read-only', async () => {
-    const lapsed = await workspaceFixture(h)
-    await boardFixture(h, lapsed.id, 'ideas')
-    await setSubscription(h, lapsed.id, { subscriptionStatus: 'canceled' })
-    const res = await anonymous().post(`${base(lapsed.slug)}/boards/ideas/posts`, { title: 'x', email: 'a@example.com' })
-    expect(res.status).toBe(403)
-    expect(res.body.code).toBe('SUBSCRIPTION_INACTIVE')
-  })
-
-  test('CORS: preflight allows Authorization, Content-Type and Idempotency-Key from any origin', async () => {
-    const res = await h.client().call('OPTIONS', `${base()}/boards/ideas/posts`, { headers: { origin: 'https://customer.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' } })
-    expect(res.status).toBe(204)
-    expect(res.headers.get('access-control-allow-origin')).toBe('*')
-    for (const header of ['Authorization', 'Content-Type', 'Idempotency-Key']) expect(res.headers.get('access-control-allow-headers')).toContain(header)
-    // Non-public routes stay without CORS.
-    expect((await h.client().call('OPTIONS', '/api/v1/workspaces', { headers: { origin: 'https://customer.example' } })).headers.get('access-control-allow-origin')).toBeNull()
-  })
-})
-
-describe('rate limits', () => {
-  test('anonymous writes per IP, identified writes per end user: 429 RATE_LIMITED with Retry-After', async () => {
-    const limited = await startHarness({ TRUST_PROXY: 'true', RATE_LIMIT_PER_IP: '3' })
-    try {
-      const w = await workspaceFixture(limited)
-      await boardFixture(limited, w.id, 'ideas')
-      const token = (await identify(limited, w.slug, await customerToken(await configureHs256(w.owner, w.slug)))).body.session_token
-      const ip = nextIp()
-      const visitor = limited.client({ 'x-forwarded-for': ip })
-      for (let i = 0; i < 3; i++) expect((await visitor.post(`${base(w.slug)}/boards/ideas/posts`, { title: `a${i}`, email: 'a@example.com' })).status).toBe(201)
-      const refused = await visitor.post(`${base(w.slug)}/boards/ideas/posts`, { title: 'a4', email: 'b@example.com' })
-      expect(refused.status).toBe(429)
-      expect(refused.body.code).toBe('RATE_LIMITED')
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-      // The identified end user has a budget of their own, even from the same address.
-      const member = limited.client({ 'x-forwarded-for': ip, authorization: `Bearer ${token}` })
-      for (let i = 0; i < 3; i++) expect((await member.post(`${base(w.slug)}/boards/ideas/posts`, { title: `i${i}` })).status).toBe(201)
-      expect((await member.post(`${base(w.slug)}/boards/ideas/posts`, { title: 'i4' })).status).toBe(429)
-    } finally {
-      await limited.close()
-    }
-  }, 60_000)
 })

@@ -9,7 +9,7 @@ let h: Harness
 beforeAll(async () => (h = await startHarness()), 60_000)
 afterAll(() => h.close())
 
-describe('Idempotency-Key on POST', () => {
+describe('happy', () => {
   test('the same key and body replays the first response without repeating the work', async () => {
     const ws = await workspaceFixture(h)
     const path = `/api/v1/workspaces/${ws.slug}/members`
@@ -25,7 +25,9 @@ describe('Idempotency-Key on POST', () => {
     const again = await ws.owner.post(path, { email: 'second@example.com', role: 'member' }, { headers: { 'idempotency-key': 'invite-2' } })
     expect(again.status).toBe(201)
   })
+})
 
+describe('errors', () => {
   test('the same key with another body is 422 IDEMPOTENCY_MISMATCH', async () => {
     const ws = await workspaceFixture(h)
     const path = `/api/v1/workspaces/${ws.slug}/members`
@@ -53,7 +55,9 @@ describe('Idempotency-Key on POST', () => {
     await Bun.sleep(50) // the key is released after the response is sent
     expect(await h.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, 'will-fail')))).toHaveLength(0)
   })
+})
 
+describe('security', () => {
   test('keys are scoped per workspace and credential', async () => {
     const a = await workspaceFixture(h)
     const b = await workspaceFixture(h)

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { exportSPKI, generateKeyPair } from 'jose'
 import { jwtConfigs } from '../../server/db/schema/index.ts'
-import { unseal } from '../../server/lib/crypto.ts'
-import { secretContext } from '../../server/modules/jwt-config/service.ts'
+import { SEALED_PREFIX, sealContext } from '../../server/lib/secrets.ts'
 import { addMember, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 
@@ -17,7 +16,7 @@ const path = (ws: WorkspaceFixture, tail = '') => `/api/v1/workspaces/${ws.slug}
 const rsaPem = async () => exportSPKI((await generateKeyPair('RS256', { extractable: true })).publicKey)
 const row = async (ws: WorkspaceFixture) => (await h.db.select().from(jwtConfigs).where(eq(jwtConfigs.workspaceId, ws.id)))[0]!
 
-describe('HS256', () => {
+describe('jwt-config: happy paths', () => {
   test('create returns the generated secret once; it is stored sealed, never in plain text', async () => {
     const ws = await workspaceFixture(h)
     expect((await ws.owner.get(path(ws))).status).toBe(404)
@@ -28,11 +27,11 @@ describe('HS256', () => {
     expect(created.body.created_at).toMatch(/Z$/)
 
     const stored = await row(ws)
-    expect(stored.secretSealed).toStartWith('v1.')
+    expect(stored.secretSealed).toStartWith(SEALED_PREFIX)
     expect(JSON.stringify(stored)).not.toContain(created.body.secret)
-    expect(await unseal(h.ctx.keys.jwtConfigSecrets, stored.secretSealed!, secretContext(ws.id))).toBe(created.body.secret)
+    expect(await h.ctx.secrets.unseal(stored.secretSealed!, sealContext.jwtConfigSecret(ws.id))).toBe(created.body.secret)
     // Bound to its workspace: the same sealed value does not open under another workspace's context.
-    await expect(unseal(h.ctx.keys.jwtConfigSecrets, stored.secretSealed!, secretContext('ws_other'))).rejects.toThrow()
+    await expect(h.ctx.secrets.unseal(stored.secretSealed!, sealContext.jwtConfigSecret('ws_other'))).rejects.toThrow()
 
     const read = await ws.owner.get(path(ws))
     expect(read.status).toBe(200)
@@ -50,16 +49,14 @@ describe('HS256', () => {
     const until = Date.parse(rotated.body.previous_secret_expires_at)
     expect(Math.abs(until - (Date.now() + 24 * 3600_000))).toBeLessThan(60_000)
     const stored = await row(ws)
-    expect(await unseal(h.ctx.keys.jwtConfigSecrets, stored.previousSecretSealed!, secretContext(ws.id))).toBe(first)
+    expect(await h.ctx.secrets.unseal(stored.previousSecretSealed!, sealContext.jwtConfigSecret(ws.id))).toBe(first)
 
     const revoked = await ws.owner.post(path(ws, '/rotate-secret'), { overlap_seconds: 0 })
     expect(revoked.body.previous_secret_expires_at).toBeNull()
     expect((await row(ws)).previousSecretSealed).toBeNull()
     expect((await ws.owner.post(path(ws, '/rotate-secret'), { overlap_seconds: 8 * 86_400 })).status).toBe(422)
   })
-})
 
-describe('public keys', () => {
   test('RS256, ES256 and EdDSA with a PEM key; the key must match the algorithm', async () => {
     for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
       const ws = await workspaceFixture(h)
@@ -76,6 +73,32 @@ describe('public keys', () => {
     expect(mismatch.body.detail[0].loc).toEqual(['body', 'public_key'])
   })
 
+  test('issuer and audience change and clear; switching algorithms swaps the secret and the key', async () => {
+    const ws = await workspaceFixture(h)
+    await ws.owner.post(path(ws), { algorithm: 'HS256', issuer: 'a', audience: 'b' })
+    const cleared = await ws.owner.patch(path(ws), { issuer: null, audience: 'chorus' })
+    expect(cleared.status).toBe(200)
+    expect(cleared.body).toMatchObject({ issuer: null, audience: 'chorus', has_secret: true })
+    expect(cleared.body.secret).toBeUndefined()
+
+    const pem = await rsaPem()
+    const toRsa = await ws.owner.patch(path(ws), { algorithm: 'RS256', public_key: pem })
+    expect(toRsa.body).toMatchObject({ algorithm: 'RS256', has_secret: false, public_key: pem.trim(), audience: 'chorus' })
+    expect((await row(ws)).secretSealed).toBeNull()
+
+    const toJwks = await ws.owner.patch(path(ws), { jwks_url: 'https://93.184.216.34/.well-known/jwks.json' })
+    expect(toJwks.body).toMatchObject({ public_key: null, jwks_url: 'https://93.184.216.34/.well-known/jwks.json' })
+    expect((await ws.owner.patch(path(ws), { jwks_url: null })).status).toBe(422)
+    expect((await ws.owner.patch(path(ws), { algorithm: 'ES256' })).status).toBe(200)
+
+    const back = await ws.owner.patch(path(ws), { algorithm: 'HS256' })
+    expect(back.body).toMatchObject({ algorithm: 'HS256', has_secret: true, jwks_url: null, public_key: null })
+    expect(back.body.secret).toMatch(/^[0-9A-Za-z]{48}$/)
+    expect((await ws.owner.patch(path(ws), {})).status).toBe(422)
+  })
+})
+
+describe('jwt-config: errors', () => {
   test('key source rules: exactly one of public_key and jwks_url; HS256 takes neither; unsafe JWKS addresses are refused', async () => {
     const ws = await workspaceFixture(h)
     const pem = await rsaPem()
@@ -101,40 +124,32 @@ describe('public keys', () => {
     }
     expect((await ws.owner.get(path(ws))).status).toBe(404)
   })
-})
-
-describe('PATCH', () => {
-  test('issuer and audience change and clear; switching algorithms swaps the secret and the key', async () => {
-    const ws = await workspaceFixture(h)
-    await ws.owner.post(path(ws), { algorithm: 'HS256', issuer: 'a', audience: 'b' })
-    const cleared = await ws.owner.patch(path(ws), { issuer: null, audience: 'chorus' })
-    expect(cleared.status).toBe(200)
-    expect(cleared.body).toMatchObject({ issuer: null, audience: 'chorus', has_secret: true })
-    expect(cleared.body.secret).toBeUndefined()
-
-    const pem = await rsaPem()
-    const toRsa = await ws.owner.patch(path(ws), { algorithm: 'RS256', public_key: pem })
-    expect(toRsa.body).toMatchObject({ algorithm: 'RS256', has_secret: false, public_key: pem.trim(), audience: 'chorus' })
-    expect((await row(ws)).secretSealed).toBeNull()
-
-    const toJwks = await ws.owner.patch(path(ws), { jwks_url: 'https://203.0.113.10/.well-known/jwks.json' })
-    expect(toJwks.body).toMatchObject({ public_key: null, jwks_url: 'https://203.0.113.10/.well-known/jwks.json' })
-    expect((await ws.owner.patch(path(ws), { jwks_url: null })).status).toBe(422)
-    expect((await ws.owner.patch(path(ws), { algorithm: 'ES256' })).status).toBe(200)
-
-    const back = await ws.owner.patch(path(ws), { algorithm: 'HS256' })
-    expect(back.body).toMatchObject({ algorithm: 'HS256', has_secret: true, jwks_url: null, public_key: null })
-    expect(back.body.secret).toMatch(/^[0-9A-Za-z]{48}$/)
-    expect((await ws.owner.patch(path(ws), {})).status).toBe(422)
-  })
 
   test('PATCH without a configuration is 404', async () => {
     const ws = await workspaceFixture(h)
     expect((await ws.owner.patch(path(ws), { issuer: 'x' })).status).toBe(404)
   })
+
+  test('wrong types are 422 on create, update and rotation, and change nothing', async () => {
+    const ws = await workspaceFixture(h)
+    for (const body of [{ algorithm: 42 }, { algorithm: 'HS256', issuer: 7 }, { algorithm: 'HS256', audience: ['a'] }, { algorithm: 'RS256', public_key: 12 }]) {
+      const res = await ws.owner.post(path(ws), body)
+      expect({ body, status: res.status, code: res.body.code }).toEqual({ body, status: 422, code: 'VALIDATION_ERROR' })
+    }
+    expect(await h.db.select().from(jwtConfigs).where(eq(jwtConfigs.workspaceId, ws.id))).toHaveLength(0)
+    await ws.owner.post(path(ws), { algorithm: 'HS256', issuer: 'kept' })
+    for (const body of [{ issuer: 7 }, { algorithm: 'HS384' }, { unknown: true }]) {
+      expect((await ws.owner.patch(path(ws), body)).status).toBe(422)
+    }
+    for (const body of [{ overlap_seconds: 'soon' }, { overlap_seconds: -1 }, { overlap_seconds: 1.5 }]) {
+      expect((await ws.owner.post(path(ws, '/rotate-secret'), body)).status).toBe(422)
+    }
+    expect((await row(ws)).issuer).toBe('kept')
+    expect((await row(ws)).previousSecretSealed).toBeNull()
+  })
 })
 
-describe('access', () => {
+describe('jwt-config: security', () => {
   test('dashboard only: every API key gets 403 DASHBOARD_ONLY; members need the admin role', async () => {
     const ws = await workspaceFixture(h)
     await ws.owner.post(path(ws), { algorithm: 'HS256' })
@@ -153,5 +168,23 @@ describe('access', () => {
     const other = await workspaceFixture(h)
     expect((await other.owner.get(path(ws))).status).toBe(404)
     expect((await h.client().get(path(ws))).status).toBe(401)
+  })
+
+  test('a revoked key and a foreign-origin cookie write change nothing', async () => {
+    const ws = await workspaceFixture(h)
+    await ws.owner.post(path(ws), { algorithm: 'HS256', issuer: 'original' })
+    const doomed = await ws.key(undefined, 'doomed')
+    const [{ id: keyId }] = (await ws.owner.get(`/api/v1/workspaces/${ws.slug}/api-keys`)).body.filter((k: { name: string }) => k.name === 'doomed')
+    await ws.owner.delete(`/api/v1/workspaces/${ws.slug}/api-keys/${keyId}`)
+    const revoked = await h.client({ authorization: `Bearer ${doomed}` }).patch(path(ws), { issuer: 'hijacked' })
+    expect(revoked.status).toBe(401)
+    expect(revoked.body.code).toBe('INVALID_API_KEY')
+    const forged = await ws.owner.patch(path(ws), { issuer: 'hijacked' }, { headers: { origin: 'https://evil.example' } })
+    expect(forged.status).toBe(403)
+    expect(forged.body.code).toBe('CSRF_REJECTED')
+    const rotated = await ws.owner.post(path(ws, '/rotate-secret'), undefined, { headers: { origin: 'https://evil.example' } })
+    expect(rotated.status).toBe(403)
+    expect((await row(ws)).issuer).toBe('original')
+    expect((await row(ws)).previousSecretSealed).toBeNull()
   })
 })

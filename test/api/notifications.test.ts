@@ -3,9 +3,9 @@ import { and, eq } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { Resolver } from 'node:dns/promises'
 import { emailOutbox, notificationEvents } from '../../server/db/schema/index.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
 import { createMailer } from '../../server/lib/mail.ts'
 import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
-import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 import { addMember, boardFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
@@ -16,7 +16,8 @@ let h: Harness
 let ws: WorkspaceFixture
 let other: WorkspaceFixture
 let dns: Awaited<ReturnType<typeof startDnsServer>>
-let runner: WebhookRunner
+// The main thread's dispatcher alone: notifications do not need the webhook worker.
+let dispatcher: EventDispatcher
 let mailer: ReturnType<typeof startNotificationMailer>
 let api: TestClient
 let member: { client: TestClient; userId: string }
@@ -33,18 +34,19 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
-  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
-  await runner.ready()
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, pollMs: 50 })
   mailer = startNotificationMailer(h.ctx, { pollMs: 50 })
 }, 60_000)
 afterAll(async () => {
   await mailer?.stop()
-  await runner?.stop()
+  await dispatcher?.stop()
   await dns?.close()
   await h.close()
 })
 
-describe('subscriptions', () => {
+const domain = 'mail.acme-example.com'
+
+describe('happy', () => {
   test('a member subscribes per channel; a second one on the same channel is 409', async () => {
     const email = await ws.owner.post(subs(), { events: ['post.created', 'status.changed'], channel: 'email' })
     expect(email.status).toBe(201)
@@ -56,51 +58,6 @@ describe('subscriptions', () => {
     expect((await ws.owner.get(subs())).body.map((s: any) => s.channel).sort()).toEqual(['email', 'in_app'])
   })
 
-  test.each([
-    ['an unknown event kind', { events: ['post.exploded'], channel: 'email' }],
-    ['no events', { events: [], channel: 'email' }],
-    ['an unknown channel', { events: ['post.created'], channel: 'sms' }],
-    ['an unknown field', { events: ['post.created'], channel: 'email', user_id: 'usr_x' }],
-  ])('%s is 422', async (_, body) => {
-    const res = await ws.owner.post(subs(), body)
-    expect(res.status).toBe(422)
-    expect(res.body.code).toBe('VALIDATION_ERROR')
-  })
-
-  test("members see and change only their own; a key sees and toggles every member's but cannot create", async () => {
-    const mine = await member.client.post(subs(), { events: ['comment.created'], channel: 'in_app' })
-    expect(mine.status).toBe(201)
-    expect((await member.client.get(subs())).body.map((s: any) => s.id)).toEqual([mine.body.id])
-    const ownersEmail = (await ws.owner.get(subs())).body.find((s: any) => s.channel === 'email')
-    expect((await member.client.patch(`${subs()}/${ownersEmail.id}`, { enabled: false })).status).toBe(404)
-    expect((await member.client.delete(`${subs()}/${ownersEmail.id}`)).status).toBe(404)
-
-    const all = await api.get(subs())
-    expect(all.status).toBe(200)
-    expect(new Set(all.body.map((s: any) => s.user_id))).toEqual(new Set([ws.ownerId, member.userId]))
-    const toggled = await api.patch(`${subs()}/${mine.body.id}`, { enabled: false })
-    expect(toggled.body.enabled).toBe(false)
-    const created = await api.post(subs(), { events: ['post.created'], channel: 'email' })
-    expect(created.status).toBe(403)
-    expect(created.body.code).toBe('DASHBOARD_ONLY')
-    expect((await api.patch(`${subs()}/${mine.body.id}`, { enabled: 'yes' })).status).toBe(422)
-    expect((await api.delete(`${subs()}/${mine.body.id}`)).status).toBe(204)
-    expect((await api.delete(`${subs()}/${mine.body.id}`)).status).toBe(404)
-  })
-
-  test('scopes and other workspaces', async () => {
-    const narrow = h.client({ authorization: `Bearer ${await ws.key(['posts:read'])}` })
-    expect((await narrow.get(subs())).body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'notifications:read' })
-    expect((await narrow.get(feed())).body.required_scope).toBe('notifications:read')
-    const reader = h.client({ authorization: `Bearer ${await ws.key(['notifications:read'])}` })
-    expect((await reader.patch(`${subs()}/nsub_x`, { enabled: false })).body.required_scope).toBe('notifications:write')
-    expect((await api.get(subs(other.slug))).status).toBe(404)
-    const theirs = await other.owner.post(subs(other.slug), { events: ['post.created'], channel: 'email' })
-    expect((await api.patch(`${subs()}/${theirs.body.id}`, { enabled: false })).status).toBe(404)
-  })
-})
-
-describe('notification events', () => {
   test('an outbox event becomes one notification per subscribed channel; the e-mail goes out through the mail module', async () => {
     const post = await api.post('/api/v1/boards/ideas/posts', { title: 'Notify me' })
     expect(post.status).toBe(201)
@@ -131,26 +88,10 @@ describe('notification events', () => {
     expect((await api.get(feed())).body.total).toBe(4)
     for (const query of ['page=0', 'page_size=0', 'page_size=101', 'page=x', 'limit=5']) expect((await ws.owner.get(`${feed()}?${query}`)).status).toBe(422)
   })
-})
-
-describe('custom sending domain', () => {
-  const domain = 'mail.acme-example.com'
-
-  test('Business plan, owner only, dashboard only', async () => {
-    const below = await ws.owner.post(domainPath(), { domain })
-    expect(below.status).toBe(403)
-    expect(below.body.code).toBe('PLAN_REQUIRED')
-    expect((await ws.owner.get(domainPath())).body.code).toBe('PLAN_REQUIRED')
-    await setSubscription(h, ws.id, { plan: 'business' })
-    expect((await member.client.post(domainPath(), { domain })).body.code).toBe('OWNER_ONLY')
-    const admin = await addMember(h, ws, `admin-${ws.slug}@example.com`, 'admin')
-    expect((await admin.client.get(domainPath())).body.code).toBe('OWNER_ONLY')
-    expect((await api.post(domainPath(), { domain })).body.code).toBe('DASHBOARD_ONLY')
-    for (const bad of ['localhost', 'not a domain', '-x.example.com', 'a..b.com', '127.0.0.1']) expect((await ws.owner.post(domainPath(), { domain: bad })).status).toBe(422)
-    expect((await ws.owner.get(domainPath())).status).toBe(404)
-  })
 
   test('create returns the DNS records; pending until every record is found, then verified', async () => {
+    // The domain routes need the Business plan; set here so the case does not lean on the plan test's side effect.
+    await setSubscription(h, ws.id, { plan: 'business' })
     const created = await ws.owner.post(domainPath(), { domain: 'Mail.Acme-Example.com' })
     expect(created.status).toBe(200)
     expect(created.body).toMatchObject({ domain, status: 'pending', from_address: `notifications@${domain}`, verified_at: null })
@@ -203,5 +144,68 @@ describe('custom sending domain', () => {
     expect((await ws.owner.delete(domainPath())).status).toBe(204)
     expect((await ws.owner.get(domainPath())).status).toBe(404)
     expect((await ws.owner.delete(domainPath())).status).toBe(404)
+  })
+})
+
+describe('errors', () => {
+  test.each([
+    ['an unknown event kind', { events: ['post.exploded'], channel: 'email' }],
+    ['no events', { events: [], channel: 'email' }],
+    ['an unknown channel', { events: ['post.created'], channel: 'sms' }],
+    ['an unknown field', { events: ['post.created'], channel: 'email', user_id: 'usr_x' }],
+  ])('%s is 422', async (_, body) => {
+    const res = await ws.owner.post(subs(), body)
+    expect(res.status).toBe(422)
+    expect(res.body.code).toBe('VALIDATION_ERROR')
+  })
+})
+
+describe('security', () => {
+  test("members see and change only their own; a key sees and toggles every member's but cannot create", async () => {
+    const mine = await member.client.post(subs(), { events: ['comment.created'], channel: 'in_app' })
+    expect(mine.status).toBe(201)
+    expect((await member.client.get(subs())).body.map((s: any) => s.id)).toEqual([mine.body.id])
+    const ownersEmail = (await ws.owner.get(subs())).body.find((s: any) => s.channel === 'email')
+    expect((await member.client.patch(`${subs()}/${ownersEmail.id}`, { enabled: false })).status).toBe(404)
+    expect((await member.client.delete(`${subs()}/${ownersEmail.id}`)).status).toBe(404)
+
+    const all = await api.get(subs())
+    expect(all.status).toBe(200)
+    expect(new Set(all.body.map((s: any) => s.user_id))).toEqual(new Set([ws.ownerId, member.userId]))
+    const toggled = await api.patch(`${subs()}/${mine.body.id}`, { enabled: false })
+    expect(toggled.body.enabled).toBe(false)
+    const created = await api.post(subs(), { events: ['post.created'], channel: 'email' })
+    expect(created.status).toBe(403)
+    expect(created.body.code).toBe('DASHBOARD_ONLY')
+    expect((await api.patch(`${subs()}/${mine.body.id}`, { enabled: 'yes' })).status).toBe(422)
+    expect((await api.delete(`${subs()}/${mine.body.id}`)).status).toBe(204)
+    expect((await api.delete(`${subs()}/${mine.body.id}`)).status).toBe(404)
+  })
+
+  test('scopes and other workspaces', async () => {
+    const narrow = h.client({ authorization: `Bearer ${await ws.key(['posts:read'])}` })
+    expect((await narrow.get(subs())).body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'notifications:read' })
+    expect((await narrow.get(feed())).body.required_scope).toBe('notifications:read')
+    const reader = h.client({ authorization: `Bearer ${await ws.key(['notifications:read'])}` })
+    expect((await reader.patch(`${subs()}/nsub_x`, { enabled: false })).body.required_scope).toBe('notifications:write')
+    expect((await api.get(subs(other.slug))).status).toBe(404)
+    const theirs = await other.owner.post(subs(other.slug), { events: ['post.created'], channel: 'email' })
+    expect((await api.patch(`${subs()}/${theirs.body.id}`, { enabled: false })).status).toBe(404)
+  })
+
+  test('Business plan, owner only, dashboard only', async () => {
+    // Back to the default plan: the happy cases above moved this workspace to Business.
+    await setSubscription(h, ws.id, { plan: 'startup' })
+    const below = await ws.owner.post(domainPath(), { domain })
+    expect(below.status).toBe(403)
+    expect(below.body.code).toBe('PLAN_REQUIRED')
+    expect((await ws.owner.get(domainPath())).body.code).toBe('PLAN_REQUIRED')
+    await setSubscription(h, ws.id, { plan: 'business' })
+    expect((await member.client.post(domainPath(), { domain })).body.code).toBe('OWNER_ONLY')
+    const admin = await addMember(h, ws, `admin-${ws.slug}@example.com`, 'admin')
+    expect((await admin.client.get(domainPath())).body.code).toBe('OWNER_ONLY')
+    expect((await api.post(domainPath(), { domain })).body.code).toBe('DASHBOARD_ONLY')
+    for (const bad of ['localhost', 'not a domain', '-x.example.com', 'a..b.com', '127.0.0.1']) expect((await ws.owner.post(domainPath(), { domain: bad })).status).toBe(422)
+    expect((await ws.owner.get(domainPath())).status).toBe(404)
   })
 })

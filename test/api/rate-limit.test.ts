@@ -8,7 +8,29 @@ let h: Harness
 beforeAll(async () => (h = await startHarness({ RATE_LIMIT_PER_KEY: '3', RATE_LIMIT_PER_IP: '2', TRUST_PROXY: 'true' })), 60_000)
 afterAll(() => h.close())
 
-describe('rate limits', () => {
+describe('happy', () => {
+  test('with REDIS_URL, two app instances share one budget', async () => {
+    const env = { SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_KEY: '3', REDIS_URL: 'redis://127.0.0.1:6379' } as const
+    const first = await createApp({ config: getConfig(env), database: h.database })
+    const second = await createApp({ config: getConfig(env), database: h.database })
+    try {
+      const ws = await workspaceFixture(h)
+      const key = await ws.key(['workspace:read'])
+      const call = (app: typeof first.app) => app.handle(new Request(`${BASE}/api/v1/workspaces/${ws.slug}`, { headers: { authorization: `Bearer ${key}` } }))
+      expect((await call(first.app)).status).toBe(200)
+      expect((await call(second.app)).status).toBe(200)
+      expect((await call(first.app)).status).toBe(200)
+      const fourth = await call(second.app)
+      expect(fourth.status).toBe(429)
+      expect(fourth.headers.get('retry-after')).not.toBeNull()
+    } finally {
+      first.ctx.limiter.close()
+      second.ctx.limiter.close()
+    }
+  })
+})
+
+describe('errors', () => {
   test('per key: RateLimit-* headers count down, then 429 RATE_LIMITED with Retry-After', async () => {
     const ws = await workspaceFixture(h)
     const key = await ws.key(['workspace:read'])
@@ -29,7 +51,9 @@ describe('rate limits', () => {
     const other = await ws.key(['workspace:read'])
     expect((await h.client().get(`/api/v1/workspaces/${ws.slug}`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(200)
   })
+})
 
+describe('security', () => {
   test('per IP on unauthenticated writes', async () => {
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } })
     expect((await h.client().post('/api/v1/auth/magic-link', { email: 'ip1@example.com' }, from('203.0.113.7'))).status).toBe(200)
@@ -37,25 +61,5 @@ describe('rate limits', () => {
     const limited = await h.client().post('/api/v1/auth/magic-link', { email: 'ip3@example.com' }, from('203.0.113.7'))
     expect(limited.status).toBe(429)
     expect((await h.client().post('/api/v1/auth/magic-link', { email: 'ip4@example.com' }, from('198.51.100.9'))).status).toBe(200)
-  })
-
-  test('with REDIS_URL, two app instances share one budget', async () => {
-    const env = { SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_KEY: '3', REDIS_URL: 'redis://127.0.0.1:6379' } as const
-    const first = await createApp({ config: getConfig(env), database: h.database })
-    const second = await createApp({ config: getConfig(env), database: h.database })
-    try {
-      const ws = await workspaceFixture(h)
-      const key = await ws.key(['workspace:read'])
-      const call = (app: typeof first.app) => app.handle(new Request(`${BASE}/api/v1/workspaces/${ws.slug}`, { headers: { authorization: `Bearer ${key}` } }))
-      expect((await call(first.app)).status).toBe(200)
-      expect((await call(second.app)).status).toBe(200)
-      expect((await call(first.app)).status).toBe(200)
-      const fourth = await call(second.app)
-      expect(fourth.status).toBe(429)
-      expect(fourth.headers.get('retry-after')).not.toBeNull()
-    } finally {
-      first.ctx.limiter.close()
-      second.ctx.limiter.close()
-    }
   })
 })

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { count, eq } from 'drizzle-orm'
 import { DEMO_OWNER, DEMO_SLUG, seedDemo, type SeedResult } from '../../scripts/seed.ts'
 import { apiKeys, comments, endUsers, events, posts, users, votes, workspaces } from '../../server/db/schema/index.ts'
-import { sha256Hex } from '../../server/lib/crypto.ts'
+import { sha256Hex } from '../../server/lib/secrets.ts'
 import { BASE, startHarness, type Harness } from '../helpers/harness.ts'
 
 let h: Harness

@@ -66,9 +66,9 @@ describe('views: happy paths', () => {
       ['Open', 'open', 2], ['Under review', 'open', 0], ['Planned', 'planned', 1], ['In progress', 'in_progress', 1], ['Complete', 'complete', 1], ['Closed', 'closed', 1],
     ])
     expect(res.body.posts.by_status[0].status_id).toMatch(/^sts_/)
-    expect(res.body.votes).toEqual({ total: 17 })
+    expect(res.body.votes).toEqual({ total: 17, verified: 17 })
     expect(res.body.comments).toEqual({ total: 5, public: 4, internal: 1 })
-    expect(res.body.end_users).toEqual({ total: 7 })
+    expect(res.body.end_users).toEqual({ total: 7, verified: 7 })
   })
 
   test('metrics: a zero-filled 30-day trend, oldest first, ending today (UTC)', async () => {
@@ -201,6 +201,7 @@ describe('views: security', () => {
   test('the views are not public: no CORS, no shared caching', async () => {
     const res = await view(api, 'metrics')
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
-    expect(res.headers.get('cache-control')).toBeNull()
+    // Authenticated answers are never stored by a shared (or any) cache.
+    expect(res.headers.get('cache-control')).toBe('no-store')
   })
 })

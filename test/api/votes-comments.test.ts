@@ -19,17 +19,17 @@ const api = () => h.client({ authorization: `Bearer ${key}` })
 const newPost = async (title = 'A post') => (await api().post('/api/v1/boards/ideas/posts', { title })).body as { id: string }
 const postRow = async (id: string) => (await h.db.select().from(posts).where(eq(posts.id, id)))[0]!
 
-describe('votes', () => {
+describe('votes, comments and merge: happy paths', () => {
   test('toggle on, toggle off; the count and the rows agree; events are written', async () => {
     const post = await newPost()
     const on = await api().post(`/api/v1/posts/${post.id}/votes`, { email: 'fan@example.com' })
     expect(on.status).toBe(200)
-    expect(on.body).toEqual({ voted: true, votes: 1 })
+    expect(on.body).toEqual({ voted: true, votes: 1, verified: true })
     const list = await api().get(`/api/v1/posts/${post.id}/votes`)
     expect(list.body).toMatchObject({ total: 1, page: 1, per_page: 20, total_pages: 1 })
     expect(list.body.items[0]).toMatchObject({ post_id: post.id, voter: { type: 'end_user', email: 'fan@example.com' } })
     const off = await api().post(`/api/v1/posts/${post.id}/votes`, { email: 'fan@example.com' })
-    expect(off.body).toEqual({ voted: false, votes: 0 })
+    expect(off.body).toEqual({ voted: false, votes: 0, verified: true })
     expect(await h.db.select().from(votes).where(eq(votes.postId, post.id))).toHaveLength(0)
     const kinds = (await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).filter((e) => (e.data as any).vote?.post_id === post.id).map((e) => e.type)
     expect(kinds).toEqual(['vote.created', 'vote.deleted'])
@@ -38,7 +38,7 @@ describe('votes', () => {
   test('a member votes as themselves with an empty body', async () => {
     const post = await newPost()
     const res = await ws.owner.post(`/api/v1/posts/${post.id}/votes`, {}, { headers: { 'x-workspace': ws.slug } })
-    expect(res.body).toEqual({ voted: true, votes: 1 })
+    expect(res.body).toEqual({ voted: true, votes: 1, verified: true })
     const [row] = await h.db.select().from(votes).where(eq(votes.postId, post.id))
     expect(row?.userId).toBe(ws.ownerId)
   })
@@ -56,21 +56,6 @@ describe('votes', () => {
     expect(await h.db.select().from(votes).where(eq(votes.postId, post.id))).toHaveLength(30)
   })
 
-  test('a key must name the voter; bad input is 422; foreign posts are 404', async () => {
-    const post = await newPost()
-    const anonymous = await api().post(`/api/v1/posts/${post.id}/votes`, {})
-    expect(anonymous.status).toBe(422)
-    expect((await api().post(`/api/v1/posts/${post.id}/votes`, { email: 'x@example.com', end_user_id: 'eu_1' })).status).toBe(422)
-    expect((await api().post(`/api/v1/posts/${post.id}/votes`, { email: 'not-mail' })).status).toBe(422)
-    expect((await api().post('/api/v1/posts/post_nope/votes', { email: 'x@example.com' })).status).toBe(404)
-    const readOnly = await ws.key(['votes:read'])
-    const denied = await h.client({ authorization: `Bearer ${readOnly}` }).post(`/api/v1/posts/${post.id}/votes`, { email: 'x@example.com' })
-    expect(denied.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'votes:write' })
-    expect((await postRow(post.id)).voteCount).toBe(0)
-  })
-})
-
-describe('comments', () => {
   test('threaded comments; the public count leaves internal notes out', async () => {
     const post = await newPost()
     const top = await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'First!', email: 'reader@example.com' })
@@ -87,23 +72,6 @@ describe('comments', () => {
     expect(list.body.items.map((c: any) => c.body)).toEqual(['First!', 'Thanks', 'Customer is on Scale'])
     const created = (await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'comment.created')))).filter((e) => (e.data as any).post_id === post.id)
     expect(created).toHaveLength(3)
-  })
-
-  test('internal notes need comments:internal: hidden from other keys, 403 on create', async () => {
-    const post = await newPost()
-    const note = (await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'secret', internal: true })).body
-    await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'public' })
-    const plainKey = await ws.key(['comments:read', 'comments:write'])
-    const plain = h.client({ authorization: `Bearer ${plainKey}` })
-    const list = await plain.get(`/api/v1/posts/${post.id}/comments`)
-    expect(list.body.items.map((c: any) => c.body)).toEqual(['public'])
-    expect(list.body.total).toBe(1)
-    expect((await plain.get(`/api/v1/comments/${note.id}`)).status).toBe(404)
-    const denied = await plain.post(`/api/v1/posts/${post.id}/comments`, { body: 'x', internal: true })
-    expect(denied.status).toBe(403)
-    expect(denied.body.required_scope).toBe('comments:internal')
-    // A member sees everything.
-    expect((await ws.owner.get(`/api/v1/posts/${post.id}/comments`, { headers: { 'x-workspace': ws.slug } })).body.total).toBe(2)
   })
 
   test('edit and delete: author or admin; replies move up; counts follow', async () => {
@@ -126,20 +94,6 @@ describe('comments', () => {
     expect((await api().get(`/api/v1/comments/${mine.id}`)).status).toBe(404)
   })
 
-  test('bad input: empty body, unknown fields, a parent from another post', async () => {
-    const post = await newPost()
-    const other = await newPost()
-    const foreignParent = (await api().post(`/api/v1/posts/${other.id}/comments`, { body: 'elsewhere' })).body
-    expect((await api().post(`/api/v1/posts/${post.id}/comments`, { body: '' })).status).toBe(422)
-    expect((await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'x', pinned: true })).status).toBe(422)
-    const res = await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'x', parent_id: foreignParent.id })
-    expect(res.status).toBe(422)
-    expect(res.body.detail[0].loc).toEqual(['body', 'parent_id'])
-    expect(await h.db.select().from(comments).where(eq(comments.postId, post.id))).toHaveLength(0)
-  })
-})
-
-describe('merge', () => {
   test('votes move deduplicated by voter, comments move, the source keeps merged_into and leaves lists', async () => {
     const source = await newPost('Duplicate')
     const target = await newPost('Original')
@@ -163,6 +117,49 @@ describe('merge', () => {
     expect(merged.some((e) => (e.data as any).post.id === source.id)).toBe(true)
   })
 
+  test('concurrent opposite merges: exactly one wins', async () => {
+    const a = await newPost('Race A')
+    const b = await newPost('Race B')
+    const results = await Promise.all([
+      api().post(`/api/v1/posts/${a.id}/merge`, { into_post_id: b.id }),
+      api().post(`/api/v1/posts/${b.id}/merge`, { into_post_id: a.id }),
+    ])
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409])
+    const merged = [await postRow(a.id), await postRow(b.id)].filter((p) => p.mergedIntoId)
+    expect(merged).toHaveLength(1)
+  })
+})
+
+describe('votes, comments and merge: errors', () => {
+  test('votes: a key must name the voter; bad input is 422; an unknown post is 404; nothing is counted', async () => {
+    const post = await newPost()
+    const anonymous = await api().post(`/api/v1/posts/${post.id}/votes`, {})
+    expect(anonymous.status).toBe(422)
+    expect(anonymous.body.code).toBe('VALIDATION_ERROR')
+    for (const body of [{ email: 'x@example.com', end_user_id: 'eu_1' }, { email: 'not-mail' }, { email: 42 }, { email: 'x@example.com', weight: 2 }]) {
+      const res = await api().post(`/api/v1/posts/${post.id}/votes`, body)
+      expect({ body, status: res.status }).toEqual({ body, status: 422 })
+    }
+    expect((await api().post('/api/v1/posts/post_nope/votes', { email: 'x@example.com' })).status).toBe(404)
+    const page = await api().get(`/api/v1/posts/${post.id}/votes?per_page=101`)
+    expect(page.status).toBe(422)
+    expect(page.body.detail[0].loc).toEqual(['query', 'per_page'])
+    expect((await postRow(post.id)).voteCount).toBe(0)
+    expect(await h.db.select().from(votes).where(eq(votes.postId, post.id))).toHaveLength(0)
+  })
+
+  test('bad input: empty body, unknown fields, a parent from another post', async () => {
+    const post = await newPost()
+    const other = await newPost()
+    const foreignParent = (await api().post(`/api/v1/posts/${other.id}/comments`, { body: 'elsewhere' })).body
+    expect((await api().post(`/api/v1/posts/${post.id}/comments`, { body: '' })).status).toBe(422)
+    expect((await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'x', pinned: true })).status).toBe(422)
+    const res = await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'x', parent_id: foreignParent.id })
+    expect(res.status).toBe(422)
+    expect(res.body.detail[0].loc).toEqual(['body', 'parent_id'])
+    expect(await h.db.select().from(comments).where(eq(comments.postId, post.id))).toHaveLength(0)
+  })
+
   test('edge cases: into itself 422, twice 409, into a merged post 409, across workspaces 404, votes on a merged post 409', async () => {
     const a = await newPost('A')
     const b = await newPost('B')
@@ -182,16 +179,71 @@ describe('merge', () => {
     expect((await postRow(c.id)).mergedIntoId).toBeNull()
     expect((await api().post(`/api/v1/posts/${c.id}/merge`, {})).status).toBe(422)
   })
+})
 
-  test('concurrent opposite merges: exactly one wins', async () => {
-    const a = await newPost('Race A')
-    const b = await newPost('Race B')
-    const results = await Promise.all([
-      api().post(`/api/v1/posts/${a.id}/merge`, { into_post_id: b.id }),
-      api().post(`/api/v1/posts/${b.id}/merge`, { into_post_id: a.id }),
-    ])
-    expect(results.map((r) => r.status).sort()).toEqual([200, 409])
-    const merged = [await postRow(a.id), await postRow(b.id)].filter((p) => p.mergedIntoId)
-    expect(merged).toHaveLength(1)
+describe('votes, comments and merge: security', () => {
+  test('votes: without votes:write the key is 403 INSUFFICIENT_SCOPE and nothing is counted', async () => {
+    const post = await newPost()
+    const readOnly = await ws.key(['votes:read'])
+    const denied = await h.client({ authorization: `Bearer ${readOnly}` }).post(`/api/v1/posts/${post.id}/votes`, { email: 'x@example.com' })
+    expect(denied.status).toBe(403)
+    expect(denied.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'votes:write' })
+    expect((await postRow(post.id)).voteCount).toBe(0)
+  })
+
+  test("another workspace's key sees none of this workspace's posts, votes or comments", async () => {
+    const post = await newPost()
+    const comment = (await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'ours' })).body
+    const other = await workspaceFixture(h)
+    const foreign = h.client({ authorization: `Bearer ${await other.key()}` })
+    for (const res of [
+      await foreign.get(`/api/v1/posts/${post.id}/votes`),
+      await foreign.post(`/api/v1/posts/${post.id}/votes`, { email: 'intruder@example.com' }),
+      await foreign.get(`/api/v1/posts/${post.id}/comments`),
+      await foreign.post(`/api/v1/posts/${post.id}/comments`, { body: 'intrusion' }),
+      await foreign.get(`/api/v1/comments/${comment.id}`),
+      await foreign.patch(`/api/v1/comments/${comment.id}`, { body: 'defaced' }),
+      await foreign.delete(`/api/v1/comments/${comment.id}`),
+    ]) {
+      expect(res.status).toBe(404)
+      expect(res.body.code).toBe('NOT_FOUND')
+    }
+    expect((await postRow(post.id)).voteCount).toBe(0)
+    const [row] = await h.db.select().from(comments).where(eq(comments.id, comment.id))
+    expect(row?.body).toBe('ours')
+  })
+
+  test('a revoked key is 401 INVALID_API_KEY on every vote and comment route', async () => {
+    const post = await newPost()
+    const doomed = await ws.key(['votes:write', 'comments:write', 'votes:read', 'comments:read'], 'doomed')
+    const [{ id: keyId }] = (await ws.owner.get(`/api/v1/workspaces/${ws.slug}/api-keys`)).body.filter((k: { name: string }) => k.name === 'doomed')
+    expect((await ws.owner.delete(`/api/v1/workspaces/${ws.slug}/api-keys/${keyId}`)).status).toBe(204)
+    const revoked = h.client({ authorization: `Bearer ${doomed}` })
+    for (const res of [
+      await revoked.post(`/api/v1/posts/${post.id}/votes`, { email: 'late@example.com' }),
+      await revoked.get(`/api/v1/posts/${post.id}/votes`),
+      await revoked.post(`/api/v1/posts/${post.id}/comments`, { body: 'late' }),
+    ]) {
+      expect(res.status).toBe(401)
+      expect(res.body.code).toBe('INVALID_API_KEY')
+    }
+    expect(await h.db.select().from(comments).where(eq(comments.postId, post.id))).toHaveLength(0)
+  })
+
+  test('internal notes need comments:internal: hidden from other keys, 403 on create', async () => {
+    const post = await newPost()
+    const note = (await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'secret', internal: true })).body
+    await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'public' })
+    const plainKey = await ws.key(['comments:read', 'comments:write'])
+    const plain = h.client({ authorization: `Bearer ${plainKey}` })
+    const list = await plain.get(`/api/v1/posts/${post.id}/comments`)
+    expect(list.body.items.map((c: any) => c.body)).toEqual(['public'])
+    expect(list.body.total).toBe(1)
+    expect((await plain.get(`/api/v1/comments/${note.id}`)).status).toBe(404)
+    const denied = await plain.post(`/api/v1/posts/${post.id}/comments`, { body: 'x', internal: true })
+    expect(denied.status).toBe(403)
+    expect(denied.body.required_scope).toBe('comments:internal')
+    // A member sees everything.
+    expect((await ws.owner.get(`/api/v1/posts/${post.id}/comments`, { headers: { 'x-workspace': ws.slug } })).body.total).toBe(2)
   })
 })

@@ -5,6 +5,7 @@ import { webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
 import { RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
 import { sendWebhook } from '../../server/modules/webhooks/send.ts'
 import { createDns } from '../../server/lib/dns.ts'
+import { createOutbound } from '../../server/lib/outbound.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
@@ -50,7 +51,7 @@ const hook = async (path: string, events = ['post.created']) => {
   return res.body as { id: string; secret: string }
 }
 
-describe('delivery', () => {
+describe('happy', () => {
   test('a post made over HTTP reaches the receiver within 1 s, signed so standardwebhooks verifies it', async () => {
     const { id, secret } = await hook('/fast')
     const started = Date.now()
@@ -68,9 +69,56 @@ describe('delivery', () => {
     const logs = await eventually(async () => (await api.get(`${base()}/${id}/logs`)).body.length && (await api.get(`${base()}/${id}/logs`)).body)
     expect(logs[0]).toMatchObject({ webhook_id: id, event_id: event.id, event_type: 'post.created', attempt: 1, success: true, response_status: 200, response_body: 'ok', error: null })
   })
+
+  test('a logged delivery is sent again with the same webhook-id (202)', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    const { id } = await hook('/replay')
+    await newPost('Replay')
+    const [first] = await receiver.waitFor('/replay', 1)
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    const queued = await api.post(`${base()}/logs/${log.id}/retry`)
+    expect(queued.status).toBe(202)
+    expect(queued.body).toMatchObject({ status: 'queued', log_id: log.id, webhook_id: id, event_id: log.event_id })
+    const hits = await receiver.waitFor('/replay', 2)
+    expect(hits[1]!.headers.get('webhook-id')).toBe(first!.headers.get('webhook-id'))
+    expect(hits[1]!.body).toBe(first!.body)
+    const logs = await eventually(async () => { const rows = await logsOf(id); return rows.length === 2 && rows })
+    expect(logs[0]).toMatchObject({ attempt: 2, success: true, event_id: log.event_id })
+  })
+
+  test('after a rotation both secrets sign, and each verifies with standardwebhooks', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    const { id, secret: oldSecret } = await hook('/rotate')
+    const rotated = await api.post(`${base()}/${id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(rotated.body.secret).not.toBe(oldSecret)
+    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeWithin(23.9 * 3600_000, 24 * 3600_000 + 1)
+    await newPost('Rotated')
+    const [hit] = await receiver.waitFor('/rotate', 1)
+    const headers = Object.fromEntries(hit!.headers)
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2)
+    expect(new Webhook(rotated.body.secret).verify(hit!.body, headers)).toMatchObject({ type: 'post.created' })
+    expect(new Webhook(oldSecret).verify(hit!.body, headers)).toMatchObject({ type: 'post.created' })
+    expect(() => new Webhook('whsec_' + btoa('z'.repeat(32))).verify(hit!.body, headers)).toThrow()
+  })
+
+  test('endpoints get only their event kinds, and a disabled endpoint gets nothing', async () => {
+    receiver.respondWith(() => new Response('ok'))
+    await hook('/comments-only', ['comment.created'])
+    const off = await hook('/off')
+    expect((await api.patch(`${base()}/${off.id}`, { enabled: false })).body).toMatchObject({ enabled: false, disabled_reason: null })
+    const post = await newPost('Kinds')
+    await api.post(`/api/v1/posts/${post.id}/comments`, { body: 'A comment' })
+    const [hit] = await receiver.waitFor('/comments-only', 1)
+    expect(hit!.headers.get('x-chorus-event')).toBe('comment.created')
+    await Bun.sleep(200)
+    expect(receiver.to('/comments-only')).toHaveLength(1)
+    expect(receiver.to('/off')).toHaveLength(0)
+  })
 })
 
-describe('failures and retries', () => {
+describe('errors', () => {
   test('a failing receiver gets retries on the schedule (scaled), every attempt logged, then the delivery fails', async () => {
     receiver.respondWith((request, entry) => (entry.path === '/fail' ? new Response('nope', { status: 500 }) : new Response('ok')))
     const { id } = await hook('/fail')
@@ -114,17 +162,6 @@ describe('failures and retries', () => {
     expect(receiver.to('/gone')).toHaveLength(1)
   })
 
-  test('a 3xx is a failure and is never followed', async () => {
-    receiver.respondWith((request, entry) => (entry.path === '/moved' ? Response.redirect(receiver.url('/landing'), 302) : new Response('ok')))
-    const { id } = await hook('/moved')
-    await newPost('Moved')
-    await receiver.waitFor('/moved', 1)
-    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
-    expect(log).toMatchObject({ success: false, response_status: 302, error: 'Redirect (302) not followed' })
-    await Bun.sleep(100)
-    expect(receiver.to('/landing')).toHaveLength(0)
-  })
-
   test('Retry-After on 503 is honoured over the (scaled) schedule', async () => {
     let calls = 0
     receiver.respondWith((request, entry) => (entry.path === '/busy' && ++calls === 1 ? new Response('later', { status: 503, headers: { 'retry-after': '1' } }) : new Response('ok')))
@@ -135,38 +172,12 @@ describe('failures and retries', () => {
     await eventually(async () => (await deliveryOf(id))?.status === 'done')
   })
 
-  test('only the first 4 KiB of an answer is kept', async () => {
-    receiver.respondWith(() => new Response('x'.repeat(10_000)))
-    const { id } = await hook('/big')
-    await newPost('Big answer')
-    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
-    expect(log.response_body).toHaveLength(4096)
-  })
-
   test('a receiver slower than the timeout is a failed attempt', async () => {
     receiver.respondWith(async (request, entry) => (entry.path === '/slow' ? Bun.sleep(1000).then(() => new Response('late')) : new Response('ok')))
     const job = { webhookId: 'wh_x', eventId: 'evt_x', eventType: 'post.created', attempt: 1, manual: false, url: receiver.url('/slow'), secrets: ['whsec_' + btoa('k'.repeat(32))], body: '{}' }
-    const result = await sendWebhook(job, { dns: createDns(undefined), allowPrivate: true, timeoutMs: 200 })
+    const result = await sendWebhook(job, { outbound: createOutbound({ dns: createDns(undefined), allowPrivate: true }), timeoutMs: 200 })
     expect(result).toMatchObject({ success: false, status: null, error: 'Timed out after 0.2 s' })
     expect(result.durationMs).toBeLessThan(900)
-  })
-})
-
-describe('manual retry, rotation, event kinds, the worker', () => {
-  test('a logged delivery is sent again with the same webhook-id (202)', async () => {
-    receiver.respondWith(() => new Response('ok'))
-    const { id } = await hook('/replay')
-    await newPost('Replay')
-    const [first] = await receiver.waitFor('/replay', 1)
-    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
-    const queued = await api.post(`${base()}/logs/${log.id}/retry`)
-    expect(queued.status).toBe(202)
-    expect(queued.body).toMatchObject({ status: 'queued', log_id: log.id, webhook_id: id, event_id: log.event_id })
-    const hits = await receiver.waitFor('/replay', 2)
-    expect(hits[1]!.headers.get('webhook-id')).toBe(first!.headers.get('webhook-id'))
-    expect(hits[1]!.body).toBe(first!.body)
-    const logs = await eventually(async () => { const rows = await logsOf(id); return rows.length === 2 && rows })
-    expect(logs[0]).toMatchObject({ attempt: 2, success: true, event_id: log.event_id })
   })
 
   test('a manual retry is one attempt: when it fails, no automatic retries follow', async () => {
@@ -185,37 +196,6 @@ describe('manual retry, rotation, event kinds, the worker', () => {
     expect(receiver.to('/once')).toHaveLength(2)
   })
 
-  test('after a rotation both secrets sign, and each verifies with standardwebhooks', async () => {
-    receiver.respondWith(() => new Response('ok'))
-    const { id, secret: oldSecret } = await hook('/rotate')
-    const rotated = await api.post(`${base()}/${id}/rotate-secret`)
-    expect(rotated.status).toBe(200)
-    expect(rotated.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
-    expect(rotated.body.secret).not.toBe(oldSecret)
-    expect(Date.parse(rotated.body.previous_secret_expires_at) - Date.now()).toBeWithin(23.9 * 3600_000, 24 * 3600_000 + 1)
-    await newPost('Rotated')
-    const [hit] = await receiver.waitFor('/rotate', 1)
-    const headers = Object.fromEntries(hit!.headers)
-    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2)
-    expect(new Webhook(rotated.body.secret).verify(hit!.body, headers)).toMatchObject({ type: 'post.created' })
-    expect(new Webhook(oldSecret).verify(hit!.body, headers)).toMatchObject({ type: 'post.created' })
-    expect(() => new Webhook('whsec_' + btoa('z'.repeat(32))).verify(hit!.body, headers)).toThrow()
-  })
-
-  test('endpoints get only their event kinds, and a disabled endpoint gets nothing', async () => {
-    receiver.respondWith(() => new Response('ok'))
-    await hook('/comments-only', ['comment.created'])
-    const off = await hook('/off')
-    expect((await api.patch(`${base()}/${off.id}`, { enabled: false })).body).toMatchObject({ enabled: false, disabled_reason: null })
-    const post = await newPost('Kinds')
-    await api.post(`/api/v1/posts/${post.id}/comments`, { body: 'A comment' })
-    const [hit] = await receiver.waitFor('/comments-only', 1)
-    expect(hit!.headers.get('x-chorus-event')).toBe('comment.created')
-    await Bun.sleep(200)
-    expect(receiver.to('/comments-only')).toHaveLength(1)
-    expect(receiver.to('/off')).toHaveLength(0)
-  })
-
   test('a crashed worker is replaced and deliveries go on', async () => {
     receiver.respondWith(() => new Response('ok'))
     await hook('/after-crash')
@@ -226,5 +206,26 @@ describe('manual retry, rotation, event kinds, the worker', () => {
     const post = await newPost('After crash')
     const [hit] = await receiver.waitFor('/after-crash', 1, 3000)
     expect(JSON.parse(hit!.body).data.post.id).toBe(post.id)
+  })
+})
+
+describe('security', () => {
+  test('a 3xx is a failure and is never followed', async () => {
+    receiver.respondWith((request, entry) => (entry.path === '/moved' ? Response.redirect(receiver.url('/landing'), 302) : new Response('ok')))
+    const { id } = await hook('/moved')
+    await newPost('Moved')
+    await receiver.waitFor('/moved', 1)
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    expect(log).toMatchObject({ success: false, response_status: 302, error: 'Redirect (302) not followed' })
+    await Bun.sleep(100)
+    expect(receiver.to('/landing')).toHaveLength(0)
+  })
+
+  test('only the first 4 KiB of an answer is kept', async () => {
+    receiver.respondWith(() => new Response('x'.repeat(10_000)))
+    const { id } = await hook('/big')
+    await newPost('Big answer')
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    expect(log.response_body).toHaveLength(4096)
   })
 })

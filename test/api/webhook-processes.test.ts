@@ -3,22 +3,18 @@
 // TEST_POSTGRES_URL); without one they fail loudly rather than being skipped.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
-import postgres from 'postgres'
 import { createApp } from '../../server/app.ts'
 import { getConfig } from '../../server/config.ts'
-import { openDatabase, type Database } from '../../server/db/client.ts'
+import type { Database } from '../../server/db/client.ts'
 import { webhookDeliveries, webhookDeliveryLogs } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
+import { freshPostgresDatabase, startServerProcess } from '../helpers/server-process.ts'
 
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-const ROOT = new URL('../..', import.meta.url).pathname
-
-let server: postgres.Sql
-let databaseName: string
 let databaseUrl: string
 let database: Database
+let drop: () => Promise<void>
 let h: Harness
 let ws: WorkspaceFixture
 let api: TestClient
@@ -26,19 +22,8 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>
 const children = new Set<ReturnType<typeof Bun.spawn>>()
 
 beforeAll(async () => {
-  server = postgres(ADMIN_URL, { max: 1, onnotice: () => {}, connect_timeout: 5 })
-  try {
-    await server`select 1`
-  } catch (error) {
-    throw new Error(`The multi-process webhook tests need PostgreSQL at ${ADMIN_URL} (set TEST_POSTGRES_URL): ${error}`)
-  }
-  databaseName = `chorus_p_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-  await server.unsafe(`create database ${databaseName}`)
-  const url = new URL(ADMIN_URL)
-  url.pathname = `/${databaseName}`
-  databaseUrl = url.toString()
-  database = openDatabase(databaseUrl, '')
-  await database.migrate()
+  const fresh = await freshPostgresDatabase('chorus_p', 'The multi-process webhook tests')
+  ;({ url: databaseUrl, database, drop } = fresh)
   // The test's own app (no delivery runner) makes the workspace, the webhooks and the posts; only the children deliver.
   const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_IP: '100000', RATE_LIMIT_PER_KEY: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' })
   const { app, ctx } = await createApp({ config, database })
@@ -53,31 +38,13 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGKILL')
   receiver?.stop()
   await h?.close()
-  await database?.close()
-  if (databaseName) await server.unsafe(`drop database if exists ${databaseName} with (force)`)
-  await server?.end()
+  await drop?.()
 })
 
 /** Starts `bun server/index.ts` on the test database; resolves once its webhook worker holds its claim lock. */
 async function startServer() {
-  const child = Bun.spawn([process.execPath, 'server/index.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, PORT: '0', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001', TEST_POSTGRES_URL: '' },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  children.add(child)
-  const reader = child.stdout.getReader()
-  let output = ''
-  const deadline = Date.now() + 20_000
-  while (!output.includes('webhook worker ready')) {
-    const chunk = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => null)])
-    if (!chunk || chunk.done) throw new Error(`server did not start: ${output}${await new Response(child.stderr).text()}`)
-    output += new TextDecoder().decode(chunk.value)
-  }
-  // Keep draining both pipes so a full one never blocks the child.
-  void (async () => { while (!(await reader.read()).done); })().catch(() => {})
-  void new Response(child.stderr).text().then((text) => { if (text.includes('"level":"error"')) console.error(text) })
+  const { child, stderr } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' }, children)
+  void stderr.then((text) => { if (text.includes('"level":"error"')) console.error(text) })
   return child
 }
 

@@ -45,7 +45,20 @@ afterAll(async () => {
   await h.close()
 })
 
-describe('endpoints: happy paths', () => {
+let webhookId: string
+const eventId = newId('event')
+beforeAll(async () => {
+  webhookId = (await api.post(base(), valid)).body.id
+  await api.patch(`${base()}/${webhookId}`, { enabled: false })
+  await h.db.insert(events).values({ id: eventId, workspaceId: ws.id, type: 'vote.deleted', data: {} })
+  const start = Date.now() - 60_000
+  await h.db.insert(webhookDeliveryLogs).values(Array.from({ length: 7 }, (_, i) => ({
+    id: newId('deliveryLog'), webhookId, eventId, eventType: 'post.created', attempt: i + 1, success: i === 6,
+    responseStatus: i === 6 ? 200 : 500, durationMs: 10 + i, createdAt: new Date(start + i * 1000),
+  })))
+})
+
+describe('happy', () => {
   test('create returns the secret once; list, update and delete', async () => {
     const created = await api.post(base(), { ...valid, description: 'CRM sync' })
     expect(created.status).toBe(201)
@@ -72,19 +85,18 @@ describe('endpoints: happy paths', () => {
     expect((await api.delete(`${base()}/${created.body.id}`)).status).toBe(404)
   })
 
-  test('an admin session manages webhooks too; a member is refused', async () => {
-    const session = { headers: {} }
-    expect((await ws.owner.post(base(), valid, session)).status).toBe(201)
-    const admin = await addMember(h, ws, `admin-${ws.slug}@example.com`, 'admin')
-    expect((await admin.client.get(base())).status).toBe(200)
-    const member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
-    const refused = await member.client.get(base())
-    expect(refused.status).toBe(403)
-    expect(refused.body.code).toBe('FORBIDDEN')
+  test('newest first, with limit, offset and the success filter', async () => {
+    const all = (await api.get(`${base()}/${webhookId}/logs`)).body
+    expect(all.map((log: any) => log.attempt)).toEqual([7, 6, 5, 4, 3, 2, 1])
+    expect(all[0]).toMatchObject({ webhook_id: webhookId, event_id: eventId, event_type: 'post.created', success: true, response_status: 200, response_body: null, error: null, duration_ms: 16 })
+    expect((await api.get(`${base()}/${webhookId}/logs?limit=2&offset=1`)).body.map((log: any) => log.attempt)).toEqual([6, 5])
+    expect((await api.get(`${base()}/${webhookId}/logs?success=false&limit=100`)).body).toHaveLength(6)
+    expect((await api.get(`${base()}/${webhookId}/logs?success=true`)).body.map((log: any) => log.attempt)).toEqual([7])
+    expect((await api.get(`${base()}/${webhookId}/logs?offset=50`)).body).toEqual([])
   })
 })
 
-describe('endpoints: validation', () => {
+describe('errors', () => {
   test.each([
     ['an unknown event kind', { ...valid, events: ['post.exploded'] }],
     ['no event kinds', { ...valid, events: [] }],
@@ -108,9 +120,33 @@ describe('endpoints: validation', () => {
     expect((await api.patch(`${base()}/${body.id}`, { events: ['nope'] })).status).toBe(422)
     expect((await api.patch(`${base()}/wh_missing`, { enabled: false })).status).toBe(404)
   })
+
+  test.each(['limit=0', 'limit=101', 'limit=ten', 'offset=-1', 'success=maybe', 'page=2'])('%s is 422', async (query) => {
+    const res = await api.get(`${base()}/${webhookId}/logs?${query}`)
+    expect(res.status).toBe(422)
+    expect(res.body.code).toBe('VALIDATION_ERROR')
+  })
+
+  test('retrying a log of a disabled endpoint is 409; an unknown log is 404', async () => {
+    const [log] = (await api.get(`${base()}/${webhookId}/logs?limit=1`)).body
+    const res = await api.post(`${base()}/logs/${log.id}/retry`)
+    expect(res.status).toBe(409)
+    expect((await api.post(`${base()}/logs/dlv_unknown/retry`)).status).toBe(404)
+  })
 })
 
-describe('SSRF guard', () => {
+describe('security', () => {
+  test('an admin session manages webhooks too; a member is refused', async () => {
+    const session = { headers: {} }
+    expect((await ws.owner.post(base(), valid, session)).status).toBe(201)
+    const admin = await addMember(h, ws, `admin-${ws.slug}@example.com`, 'admin')
+    expect((await admin.client.get(base())).status).toBe(200)
+    const member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
+    const refused = await member.client.get(base())
+    expect(refused.status).toBe(403)
+    expect(refused.body.code).toBe('FORBIDDEN')
+  })
+
   test.each([
     'http://127.0.0.1/hook', 'http://127.1.2.3:8080/hook', 'http://[::1]/hook', 'http://0.0.0.0/hook', 'http://[::]/hook',
     'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://10.0.0.5/hook', 'http://172.16.3.4/hook',
@@ -152,9 +188,7 @@ describe('SSRF guard', () => {
       expect(receiver.to('/rebind')).toHaveLength(0)
     }
   }, 20_000)
-})
 
-describe('credentials and workspaces', () => {
   test('keys need webhooks:read to list and webhooks:write to change', async () => {
     const reader = h.client({ authorization: `Bearer ${await ws.key(['webhooks:read'])}` })
     expect((await reader.get(base())).status).toBe(200)
@@ -187,43 +221,5 @@ describe('credentials and workspaces', () => {
     expect((await api.post(`${base()}/${theirs.body.id}/rotate-secret`)).status).toBe(404)
     expect((await api.post(`${base()}/logs/${logId}/retry`)).status).toBe(404)
     expect((await other.owner.post(`${base(other.slug)}/logs/${logId}/retry`)).status).toBe(202)
-  })
-})
-
-describe('delivery logs', () => {
-  let webhookId: string
-  const eventId = newId('event')
-  beforeAll(async () => {
-    webhookId = (await api.post(base(), valid)).body.id
-    await api.patch(`${base()}/${webhookId}`, { enabled: false })
-    await h.db.insert(events).values({ id: eventId, workspaceId: ws.id, type: 'vote.deleted', data: {} })
-    const start = Date.now() - 60_000
-    await h.db.insert(webhookDeliveryLogs).values(Array.from({ length: 7 }, (_, i) => ({
-      id: newId('deliveryLog'), webhookId, eventId, eventType: 'post.created', attempt: i + 1, success: i === 6,
-      responseStatus: i === 6 ? 200 : 500, durationMs: 10 + i, createdAt: new Date(start + i * 1000),
-    })))
-  })
-
-  test('newest first, with limit, offset and the success filter', async () => {
-    const all = (await api.get(`${base()}/${webhookId}/logs`)).body
-    expect(all.map((log: any) => log.attempt)).toEqual([7, 6, 5, 4, 3, 2, 1])
-    expect(all[0]).toMatchObject({ webhook_id: webhookId, event_id: eventId, event_type: 'post.created', success: true, response_status: 200, response_body: null, error: null, duration_ms: 16 })
-    expect((await api.get(`${base()}/${webhookId}/logs?limit=2&offset=1`)).body.map((log: any) => log.attempt)).toEqual([6, 5])
-    expect((await api.get(`${base()}/${webhookId}/logs?success=false&limit=100`)).body).toHaveLength(6)
-    expect((await api.get(`${base()}/${webhookId}/logs?success=true`)).body.map((log: any) => log.attempt)).toEqual([7])
-    expect((await api.get(`${base()}/${webhookId}/logs?offset=50`)).body).toEqual([])
-  })
-
-  test.each(['limit=0', 'limit=101', 'limit=ten', 'offset=-1', 'success=maybe', 'page=2'])('%s is 422', async (query) => {
-    const res = await api.get(`${base()}/${webhookId}/logs?${query}`)
-    expect(res.status).toBe(422)
-    expect(res.body.code).toBe('VALIDATION_ERROR')
-  })
-
-  test('retrying a log of a disabled endpoint is 409; an unknown log is 404', async () => {
-    const [log] = (await api.get(`${base()}/${webhookId}/logs?limit=1`)).body
-    const res = await api.post(`${base()}/logs/${log.id}/retry`)
-    expect(res.status).toBe(409)
-    expect((await api.post(`${base()}/logs/dlv_unknown/retry`)).status).toBe(404)
   })
 })

@@ -6,7 +6,7 @@ let h: Harness
 beforeAll(async () => (h = await startHarness()), 60_000)
 afterAll(() => h.close())
 
-describe('widget scripts', () => {
+describe('widget scripts: happy paths', () => {
   test('/widget.js: JavaScript, short cache with an ETag, 304 on revalidation, gzip when accepted', async () => {
     const res = await h.app.handle(new Request('http://localhost:3000/widget.js'))
     expect(res.status).toBe(200)
@@ -34,5 +34,43 @@ describe('widget scripts', () => {
     expect(pinned.headers.get('etag')).toBe(`"${version}"`)
     const loose = await h.app.handle(new Request('http://localhost:3000/widget-panel.js?v=old'))
     expect(loose.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=86400')
+  })
+})
+
+describe('widget scripts: errors', () => {
+  test('a stale ETag gets the full script; other script names are 404 in the common error body', async () => {
+    const res = await h.app.handle(new Request('http://localhost:3000/widget.js', { headers: { 'if-none-match': '"0000000000000000"' } }))
+    expect(res.status).toBe(200)
+    expect(await res.text()).toContain('Feedback')
+    for (const path of ['/widget-loader.js', '/widget-panel.js.map']) {
+      const missing = await h.app.handle(new Request(`http://localhost:3000${path}`))
+      expect(missing.status).toBe(404)
+      expect((await missing.json()).code).toBe('NOT_FOUND')
+    }
+  })
+
+  test('writes to the scripts are not routes', async () => {
+    const res = await h.app.handle(new Request('http://localhost:3000/widget.js', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+    expect(res.status).toBe(404)
+  })
+})
+
+describe('widget scripts: security', () => {
+  test('public by design: any origin may load them, nothing is sniffed, and no cookie is set or needed', async () => {
+    const res = await h.app.handle(new Request('http://localhost:3000/widget-panel.js', { headers: { origin: 'https://customer.example', cookie: 'access_token=whatever' } }))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(res.headers.getSetCookie()).toEqual([])
+  })
+
+  test('the scripts carry no server secret or configuration', async () => {
+    const loader = await (await h.app.handle(new Request('http://localhost:3000/widget.js'))).text()
+    const panel = await (await h.app.handle(new Request('http://localhost:3000/widget-panel.js'))).text()
+    for (const code of [loader, panel]) {
+      expect(code).not.toContain('test-secret-key-that-is-long-enough')
+      expect(code).not.toContain('chorus_sk_')
+    }
   })
 })

@@ -1,28 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
-import { SignJWT } from 'jose'
-import { E2E_HOST_ORIGIN } from './ports.ts'
+import { customerToken, dialog, seed, stored, visit } from './widget-helpers.ts'
 
-interface Seeded { slug: string; workspaceId: string; secret: string }
-
-async function seed(options: { posts?: { title: string; votes?: number }[]; allowAnonymous?: boolean } = {}): Promise<Seeded> {
-  const response = await fetch(`${E2E_HOST_ORIGIN}/__e2e/seed`, { method: 'POST', body: JSON.stringify(options) })
-  return response.json() as Promise<Seeded>
-}
-
-async function stored(workspace: string, title: string) {
-  const response = await fetch(`${E2E_HOST_ORIGIN}/__e2e/post?workspace=${workspace}&title=${encodeURIComponent(title)}`)
-  return response.json() as Promise<{ post: any; author: any; events: { type: string; data: any }[] }>
-}
-
-/** The customer's page, on its own origin, with the one-line embed. */
-async function visit(page: Page, workspace: string, attributes: Record<string, string> = {}) {
-  await page.goto(`/?${new URLSearchParams({ workspace, board: 'ideas', theme: 'light', ...attributes })}`)
-  const launcher = page.getByRole('button', { name: 'Feedback' })
-  await expect(launcher).toBeVisible()
-  return launcher
-}
-
-const dialog = (page: Page) => page.getByRole('dialog')
 const events = (page: Page) => page.evaluate(() => (window as any).__events.map((entry: { event: string }) => entry.event) as string[])
 
 /** Presses Tab (or Shift+Tab) until `target` has focus: keyboard only, bounded. */
@@ -33,9 +11,6 @@ async function tabTo(page: Page, target: Locator, key = 'Tab') {
   }
   throw new Error('the element never received focus')
 }
-
-const customerToken = (secret: string, claims: Record<string, unknown>) =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(secret))
 
 test('opens from the launcher, lists the board\'s posts by votes, and closes with Escape', async ({ page }) => {
   const ws = await seed({ posts: [{ title: 'CSV export', votes: 1 }, { title: 'Dark mode', votes: 3 }, { title: 'Slack alerts' }] })
@@ -59,6 +34,18 @@ test('opens from the launcher, lists the board\'s posts by votes, and closes wit
   await expect(dialog(page)).toBeHidden()
   await expect(launcher).toBeFocused()
   expect(await events(page)).toEqual(['ready', 'open', 'close'])
+})
+
+test('the panel header shows the workspace logo, loaded cross-origin from /files', async ({ page }) => {
+  const ws = await seed({ logo: true })
+  const launcher = await visit(page, ws.slug)
+  await launcher.click()
+  const logo = dialog(page).locator('img.logo')
+  await expect(logo).toBeVisible()
+  await expect(logo).toHaveAttribute('src', /\/files\/file_[0-9a-z]{25}$/)
+  // Decoded, despite nosniff, the sandboxing CSP and the page being on another origin (CORP cross-origin).
+  await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1)
+  await expect(dialog(page).getByRole('heading', { name: 'Acme' })).toBeVisible()
 })
 
 test('the panel loads lazily, only when first opened', async ({ page }) => {
@@ -150,6 +137,8 @@ test('a forged token leaves the visitor anonymous and identify() rejects with th
 })
 
 test('the whole flow by keyboard only: open, post, vote, close', async ({ page }) => {
+  // Many key presses, each a round trip to the browser: slow on a busy machine.
+  test.setTimeout(45_000)
   const ws = await seed({ posts: [{ title: 'Dark mode' }] })
   const launcher = await visit(page, ws.slug)
   const panel = dialog(page)

@@ -9,7 +9,7 @@ export const uniqueSlug = (base = 'ws') => `${base}-${Date.now().toString(36)}-$
 export const ALL_SCOPES = [
   'workspace:read', 'boards:read', 'statuses:read', 'labels:read', 'labels:write', 'posts:read', 'posts:write',
   'comments:read', 'comments:write', 'comments:internal', 'votes:read', 'votes:write', 'webhooks:read', 'webhooks:write',
-  'notifications:read', 'notifications:write',
+  'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write',
 ]
 
 export interface WorkspaceFixture {
@@ -21,10 +21,10 @@ export interface WorkspaceFixture {
   key(scopes?: string[], name?: string): Promise<string>
 }
 
-/** A signed-in owner with a fresh workspace, made through the real HTTP routes. */
-export async function workspaceFixture(h: Harness, slug = uniqueSlug()): Promise<WorkspaceFixture> {
+/** A signed-in owner with a fresh workspace, made through the real HTTP routes (with SMTP on, pass its `inbox`). */
+export async function workspaceFixture(h: Harness, slug = uniqueSlug(), inbox?: Parameters<typeof signIn>[3]): Promise<WorkspaceFixture> {
   const owner = h.client()
-  const user = await signIn(h, owner, `owner-${slug}@example.com`)
+  const user = await signIn(h, owner, `owner-${slug}@example.com`, inbox)
   const created = await owner.post('/api/v1/workspaces', { name: `Workspace ${slug}`, slug })
   if (created.status !== 201) throw new Error(`workspace create failed: ${created.status} ${JSON.stringify(created.body)}`)
   return {

@@ -29,7 +29,12 @@ export class TestClient {
   async call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<TestResponse<T>> {
     const headers: Record<string, string> = { ...this.defaults, ...options.headers }
     if (options.body !== undefined) headers['content-type'] ??= 'application/json'
-    if (!options.anonymous && this.jar.size) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+    if (!options.anonymous && this.jar.size) {
+      headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+      // A browser on the dashboard says where a cookie-authenticated write comes from; tests of the CSRF check send their own.
+      const lower = Object.keys(headers).map((name) => name.toLowerCase())
+      if (!['origin', 'sec-fetch-site', 'referer'].some((name) => lower.includes(name))) headers['sec-fetch-site'] = 'same-origin'
+    }
     const response = await this.handle(new Request(`${BASE}${path}`, {
       method,
       headers,
@@ -63,7 +68,8 @@ export type Harness = Awaited<ReturnType<typeof startHarness>>
 export async function startHarness(env: Record<string, string> = {}, overrides: ContextOverrides = {}) {
   const queries: string[] = []
   const { database, drop, url } = await testDatabase({ onQuery: (sql) => void queries.push(sql) })
-  const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_IP: '100000', ...env })
+  // BILLING on: the suite exercises the hosted product's trial and subscription rules unless a test turns it off.
+  const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_IP: '100000', BILLING: 'on', ...env })
   const { app, ctx } = await createApp({ config, database, overrides })
   const handle = (request: Request) => app.handle(request)
   return {
@@ -81,4 +87,13 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
       await drop()
     },
   }
+}
+
+/**
+ * Rate limits count in fixed one-minute windows; a burst that straddles a window boundary starts a
+ * fresh budget half-way. Tests that exhaust a budget wait until the window has at least `seconds` left.
+ */
+export async function freshRateWindow(seconds = 30) {
+  const left = 60 - (Date.now() / 1000) % 60
+  if (left < seconds) await Bun.sleep(left * 1000 + 50)
 }

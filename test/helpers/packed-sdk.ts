@@ -1,13 +1,16 @@
-// `npm pack` in sdk/ once per test process, unpacked as a consumer's node_modules would hold it.
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+// `npm run sdk:pack` once per test process, installed with `npm install ./chorus-sdk-x.y.z.tgz` into a
+// fresh project: what the README tells users to do until the package is published.
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const SDK_DIR = new URL('../../sdk/', import.meta.url).pathname
+const ROOT = new URL('../../', import.meta.url).pathname
 
 export interface PackedSdk {
   /** A directory with package.json and node_modules/@chorus/sdk, like a consumer project. */
   consumer: string
+  /** The tarball's path. */
+  tarball: string
   filename: string
   files: { path: string }[]
   /** The unpacked package's ESM entry, to import in this process. */
@@ -27,12 +30,13 @@ let packed: Promise<PackedSdk> | undefined
 export function packedSdk(): Promise<PackedSdk> {
   packed ??= (async () => {
     const consumer = await mkdtemp(join(tmpdir(), 'chorus-sdk-pack-'))
-    const [info] = JSON.parse(await run(['npm', 'pack', '--json', '--pack-destination', consumer], SDK_DIR))
+    // The later --pack-destination wins, so the tarball lands in the temporary project, not the repository.
+    const output = await run(['npm', 'run', '--silent', 'sdk:pack', '--', '--json', '--pack-destination', consumer], ROOT)
+    const [info] = JSON.parse(output.slice(output.indexOf('[')))
+    await writeFile(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }))
+    await run(['npm', 'install', '--no-audit', '--no-fund', '--offline', `./${info.filename}`], consumer)
     const installed = join(consumer, 'node_modules/@chorus/sdk')
-    await mkdir(installed, { recursive: true })
-    await run(['tar', '-xzf', join(consumer, info.filename), '-C', installed, '--strip-components=1'], consumer)
-    await writeFile(join(consumer, 'package.json'), JSON.stringify({ type: 'module', private: true }))
-    return { consumer, filename: info.filename, files: info.files, entry: join(installed, 'dist/index.js') }
+    return { consumer, tarball: join(consumer, info.filename), filename: info.filename, files: info.files, entry: join(installed, 'dist/index.js') }
   })()
   return packed
 }

@@ -1,6 +1,10 @@
 // The packed SDK (the npm tarball's dist, not the sources) against the real server on a port:
-// every resource it exposes, pagination across pages, typed errors and a retried 429.
+// every resource it exposes, pagination across pages, typed errors and a retried 429, request ids
+// of successful calls, the User-Agent the server receives, and real deliveries against the
+// document's event schemas.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import Ajv2020 from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import { eq } from 'drizzle-orm'
 import { posts } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -17,12 +21,15 @@ let ws: WorkspaceFixture
 let baseUrl: string
 let key: string
 let server: { stop(): void }
+/** The User-Agent of every request the server received. */
+const agents: (string | null)[] = []
 let runner: WebhookRunner
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 
 beforeAll(async () => {
   sdk = (await import((await packedSdk()).entry)) as Sdk
   h = await startHarness({ RATE_LIMIT_PER_KEY: '100', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' })
+  h.app.onRequest(({ request }) => void agents.push(request.headers.get('user-agent')))
   const listening = h.app.listen({ port: 0, hostname: '127.0.0.1' })
   server = { stop: () => void listening.stop() }
   baseUrl = `http://127.0.0.1:${listening.server!.port}/api/v1`
@@ -32,7 +39,7 @@ beforeAll(async () => {
   receiver = await startReceiver()
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
-}, 90_000)
+}, 180_000)
 afterAll(async () => {
   await runner?.stop()
   receiver?.stop()
@@ -56,7 +63,7 @@ describe('packed SDK against the live server', () => {
     expect((await chorus.labels.update(label.id, { name: 'UX' })).name).toBe('UX')
     expect((await chorus.labels.list()).map((l) => l.id)).toContain(label.id)
     await chorus.labels.delete(label.id)
-    expect(await chorus.labels.list()).toEqual([])
+    expect((await chorus.labels.list()) as unknown).toEqual([])
   })
 
   test('posts, comments and votes, with every page walked by for await', async () => {
@@ -74,7 +81,7 @@ describe('packed SDK against the live server', () => {
     expect(comments.map((c) => c.id)).toEqual([comment.id])
     await chorus.comments.delete(comment.id)
 
-    expect(await chorus.votes.toggle(created.id, { email: 'fan@example.com' })).toEqual({ voted: true, votes: 1 })
+    expect((await chorus.votes.toggle(created.id, { email: 'fan@example.com' })) as unknown).toEqual({ voted: true, votes: 1, verified: true })
     const voters = []
     for await (const vote of chorus.votes.list(created.id)) voters.push(vote.voter.email)
     expect(voters).toEqual(['fan@example.com'])
@@ -92,6 +99,25 @@ describe('packed SDK against the live server', () => {
     expect(merged.post.merged_into).toBe(created.id)
     await chorus.posts.delete(duplicate.id)
     expect(await h.db.select().from(posts).where(eq(posts.id, duplicate.id))).toHaveLength(0)
+  })
+
+  test('successful calls carry their request id, status and headers; the server sees the SDK by its User-Agent', async () => {
+    const chorus = client()
+    agents.length = 0
+    const post = await chorus.posts.create({ board: 'ideas', title: 'Request ids' })
+    expect(post.lastResponse.status).toBe(201)
+    expect(post.lastResponse.requestId).toMatch(/^req_/)
+    expect(post.lastResponse.headers.get('ratelimit-limit')).toBe('100')
+    expect(Object.keys(post)).not.toContain('lastResponse')
+    const fetched = await chorus.posts.get(post.id)
+    expect(fetched.lastResponse.requestId).toMatch(/^req_/)
+    expect(fetched.lastResponse.requestId).not.toBe(post.lastResponse.requestId)
+    expect(chorus.lastResponse).toBe(fetched.lastResponse)
+    const page = await chorus.posts.list({ board: 'ideas', per_page: 1 })
+    expect(page.lastResponse).toMatchObject({ status: 200 })
+    expect((await chorus.boards.list()).lastResponse.requestId).toMatch(/^req_/)
+    expect(agents.length).toBeGreaterThanOrEqual(4)
+    expect(new Set(agents)).toEqual(new Set([`chorus-sdk/${sdk.VERSION} (bun/${Bun.version})`]))
   })
 
   test('typed errors carry status, code, request id and detail', async () => {
@@ -134,7 +160,15 @@ describe('packed SDK against the live server', () => {
     const [delivery] = await receiver.waitFor('/sdk')
     const event = await sdk.verifyWebhook(delivery!.body, Object.fromEntries(delivery!.headers), endpoint.secret)
     expect(event).toMatchObject({ type: 'post.created', workspace_id: ws.id })
-    expect((event.data as any).post.id).toBe(post.id)
+    if (event.type !== 'post.created') throw new Error(`unexpected ${event.type}`)
+    expect(event.data.post.id).toBe(post.id)
+    // The delivery is exactly what the document's webhooks section says a post.created event is.
+    const document = (await h.client().get('/api/v1/openapi.json')).body
+    const ajv = new Ajv2020({ strict: false, allErrors: true })
+    addFormats(ajv)
+    ajv.addSchema({ ...document, $id: 'doc' })
+    const validate = ajv.getSchema(`doc#/components/schemas/${document.webhooks['post.created'].post.requestBody.content['application/json'].schema.$ref.split('/').pop()}`)!
+    expect({ valid: validate(JSON.parse(delivery!.body)), errors: validate.errors ?? null }).toEqual({ valid: true, errors: null })
     const tampered = await sdk.verifyWebhook(delivery!.body.replace('Delivered', 'Forged'), Object.fromEntries(delivery!.headers), endpoint.secret).catch((e) => e)
     expect(tampered).toBeInstanceOf(sdk.WebhookVerificationError)
 
@@ -146,6 +180,6 @@ describe('packed SDK against the live server', () => {
 
     expect((await chorus.webhooks.update(endpoint.id, { enabled: false })).enabled).toBe(false)
     await chorus.webhooks.delete(endpoint.id)
-    expect(await chorus.webhooks.list()).toEqual([])
+    expect((await chorus.webhooks.list()) as unknown).toEqual([])
   }, 30_000)
 })

@@ -1,7 +1,8 @@
-// The published artefact, not the sources: `npm pack` in sdk/, unpack as a consumer's node_modules
-// would hold it, then import it with Node through the package's `exports` and typecheck against its .d.ts.
+// The published artefact, not the sources: `npm run sdk:pack`, `npm install ./chorus-sdk-x.y.z.tgz` in a
+// fresh project as the README says, then import it with Node through the package's `exports` and
+// typecheck against its .d.ts.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { writeFile } from 'node:fs/promises'
+import { readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { json, startFakeApi } from '../helpers/fake-api.ts'
@@ -17,17 +18,27 @@ beforeAll(async () => {
 }, 60_000)
 
 describe('npm pack', () => {
-  test('ships the built ESM, declarations, README and document, and nothing else', () => {
+  test('ships the built ESM, declarations and README, and nothing else (not the 500 KB openapi.json)', async () => {
     const files = packed.files.map((file) => file.path)
     expect(files).toContain('dist/index.js')
     expect(files).toContain('dist/index.d.ts')
     expect(files).toContain('README.md')
     expect(files).toContain('package.json')
-    expect(files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|README\.md|package\.json|openapi\.json)$/.test(file))).toEqual([])
+    expect(files).not.toContain('openapi.json')
+    expect(files.filter((file) => !/^(dist\/.+\.(js|d\.ts)|README\.md|package\.json)$/.test(file))).toEqual([])
+    expect(packed.filename).toMatch(/^chorus-sdk-\d+\.\d+\.\d+\.tgz$/)
+    expect((await stat(packed.tarball)).size).toBeLessThan(100_000)
+  })
+
+  test('installs from the tarball under its published name, with the engines it needs', async () => {
+    const installed = JSON.parse(await readFile(join(consumer, 'node_modules/@chorus/sdk/package.json'), 'utf8'))
+    expect(installed).toMatchObject({ name: '@chorus/sdk', engines: { node: '>=18' } })
+    const project = JSON.parse(await readFile(join(consumer, 'package.json'), 'utf8'))
+    expect(project.dependencies['@chorus/sdk']).toBe(`file:${packed.filename}`)
   })
 
   test('Node imports the package and it works end to end', async () => {
-    const fake = startFakeApi(({ headers }) => json(200, { id: 'post_1', auth: headers.get('authorization') }))
+    const fake = startFakeApi(({ headers }) => json(200, { id: 'post_1', auth: headers.get('authorization'), agent: headers.get('user-agent') }))
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
     const body = JSON.stringify({ id: 'evt_1', type: 'post.created', timestamp: '2026-11-22T09:30:00.000Z', workspace_id: 'ws_1', data: {} })
     const now = new Date()
@@ -37,21 +48,38 @@ describe('npm pack', () => {
       const chorus = new Chorus({ apiKey: 'chorus_sk_packed', baseUrl: process.env.BASE_URL })
       const post = await chorus.posts.get('post_1')
       const event = await verifyWebhook(process.env.BODY, JSON.parse(process.env.HEADERS), process.env.SECRET)
-      console.log(JSON.stringify({ post, event: event.id, notFound: typeof NotFoundError, route: ROUTES.getPost }))
+      console.log(JSON.stringify({ post, requestId: post.lastResponse.requestId, event: event.id, notFound: typeof NotFoundError, route: ROUTES.getPost }))
     `)
     const output = await run(['node', 'check.mjs'], consumer, { BASE_URL: fake.baseUrl, BODY: body, HEADERS: JSON.stringify(headers), SECRET: secret })
     fake.close()
-    expect(JSON.parse(output)).toEqual({ post: { id: 'post_1', auth: 'Bearer chorus_sk_packed' }, event: 'evt_1', notFound: 'function', route: 'GET /posts/{post_id}' })
+    const nodeVersion = (await run(['node', '-p', 'process.versions.node'], consumer)).trim()
+    expect(JSON.parse(output)).toEqual({
+      post: { id: 'post_1', auth: 'Bearer chorus_sk_packed', agent: `chorus-sdk/0.1.0 (node/${nodeVersion})` },
+      requestId: 'req_fake', event: 'evt_1', notFound: 'function', route: 'GET /posts/{post_id}',
+    })
   }, 30_000)
 
   test('its declarations typecheck for a consumer on NodeNext resolution', async () => {
     await writeFile(join(consumer, 'use.ts'), `
-      import { Chorus, type Post } from '@chorus/sdk'
+      import { Chorus, verifyWebhook, type ChorusErrorBody, type Post, type WebhookEvent } from '@chorus/sdk'
       export async function use(chorus: Chorus): Promise<Post> {
         // @ts-expect-error title must be a string
         await chorus.posts.create({ board: 'ideas', title: 1 })
-        return chorus.posts.get('post_1')
+        const post = await chorus.posts.get('post_1')
+        const requestId: string | null = post.lastResponse.requestId
+        return post
       }
+      export async function receive(body: string, headers: Headers): Promise<string> {
+        const event: WebhookEvent = await verifyWebhook(body, headers, 'whsec_x')
+        switch (event.type) {
+          case 'post.created': return event.data.post.title
+          case 'comment.created': return event.data.comment.body
+          // @ts-expect-error not an event kind
+          case 'post.exploded': return ''
+          default: return event.type
+        }
+      }
+      export const code = (body: ChorusErrorBody): string => body.code
     `)
     const options = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', '--skipLibCheck']
     await run(['node', TSC, ...options, 'use.ts'], consumer)

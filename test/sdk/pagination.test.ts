@@ -7,7 +7,7 @@ const POSTS = Array.from({ length: 7 }, (_, i) => ({ id: `post_${i + 1}`, title:
 let fake: ReturnType<typeof startFakeApi>
 let chorus: Chorus
 beforeAll(() => {
-  // Pages the way the API does (CONTRACT §6): `page` from 1, `per_page` default 20, the envelope around them.
+  // Pages the way the API does (docs/api.md#lists-and-paging): `page` from 1, `per_page` default 20, the envelope around them.
   fake = startFakeApi(({ query }) => {
     const page = Number(query.get('page') ?? 1)
     const perPage = Number(query.get('per_page') ?? 20)

@@ -1,6 +1,6 @@
 // Compiled by `npm run typecheck`, never run: wrong request bodies must not compile. Every
 // `@ts-expect-error` fails the typecheck if the line below it stops being an error.
-import { Chorus, type Health, type paths, type Post } from '../../sdk/src/index.ts'
+import { Chorus, ChorusError, type components, type DocumentedRoute, type ErrorCode, type Health, type paths, type Post, type ResponseMeta, type Webhook, type WithResponse } from '../../sdk/src/index.ts'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 const assertType = <T extends true>(): T | undefined => undefined
@@ -31,7 +31,30 @@ export async function responsesAreTyped(chorus: Chorus) {
   return [votes, voted]
 }
 
-// Where the server documents a route, its type is the generated one, not the hand-written fallback.
+// Every operation's types are the generated ones; a route the document lacks is a type error in routes.ts.
 type GeneratedHealth = paths['/health']['get']['responses'][200]['content']['application/json']
 assertType<Equal<Health, GeneratedHealth>>()
-assertType<Equal<Awaited<ReturnType<Chorus['health']>>, GeneratedHealth>>()
+assertType<Equal<Awaited<ReturnType<Chorus['health']>>, WithResponse<GeneratedHealth>>>()
+// What a call resolves with is the body plus its response's status, headers and request id.
+assertType<Equal<Awaited<ReturnType<Chorus['posts']['get']>>, Post & { readonly lastResponse: ResponseMeta }>>()
+
+// The error codes come from the server's enum through the document.
+export function errorCodesAreAUnion(error: unknown) {
+  if (!(error instanceof ChorusError)) return
+  const known: boolean = error.code === 'INSUFFICIENT_SCOPE' || error.code === 'TIMEOUT' || error.code === 'HTTP_502'
+  // @ts-expect-error not an error code of the API or the SDK
+  const unknown: boolean = error.code === 'NO_SUCH_CODE'
+  return [known, unknown]
+}
+assertType<Equal<Extract<ErrorCode, 'NOT_FOUND' | 'VALIDATION_ERROR' | 'RATE_LIMITED'>, 'NOT_FOUND' | 'VALIDATION_ERROR' | 'RATE_LIMITED'>>()
+
+export const documented: DocumentedRoute = 'GET /labels'
+// @ts-expect-error the server documents no trailing slash, so ROUTES could not name this route
+export const undocumented: DocumentedRoute = 'GET /labels/'
+// @ts-expect-error a documented path under another method is not a route either
+export const wrongMethod: DocumentedRoute = 'PUT /labels'
+
+// The exported names are the document's component schemas, and the operations answer with them.
+assertType<Equal<Post, components['schemas']['Post']>>()
+assertType<Equal<Webhook, components['schemas']['Webhook']>>()
+assertType<Equal<paths['/posts/{post_id}']['get']['responses'][200]['content']['application/json'], Post>>()

@@ -1,4 +1,4 @@
-// Each resource method sends the method, path (CONTRACT §7) and body it should, to a recording fake.
+// Each resource method sends the method, path (as in sdk/openapi.json) and body it should, to a recording fake.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Chorus, ChorusError } from '../../sdk/src/index.ts'
 import { json, startFakeApi } from '../helpers/fake-api.ts'
@@ -26,6 +26,7 @@ describe('resources', () => {
     await chorus.posts.update('post_1', { status: 'planned' })
     await chorus.posts.delete('post_1')
     await chorus.posts.merge('post_1', { into_post_id: 'post_2' })
+    await chorus.posts.createTrackerIssue('post_1', { team_id: 'team_1' })
     await chorus.comments.list('post_1')
     await chorus.comments.get('cmt_1')
     await chorus.comments.create('post_1', { body: 'Yes please', internal: true })
@@ -47,6 +48,7 @@ describe('resources', () => {
       ['PATCH /posts/post_1', { status: 'planned' }],
       ['DELETE /posts/post_1', undefined],
       ['POST /posts/post_1/merge', { into_post_id: 'post_2' }],
+      ['POST /posts/post_1/tracker-issue', { team_id: 'team_1' }],
       ['GET /posts/post_1/comments?page=1', undefined],
       ['GET /comments/cmt_1', undefined],
       ['POST /posts/post_1/comments', { body: 'Yes please', internal: true }],
@@ -62,6 +64,16 @@ describe('resources', () => {
       ['GET /workspaces', undefined],
       ['GET /workspaces/acme', undefined],
     ])
+  })
+
+  test('oauthGrants: a dashboard session (credentials include, no key) lists and deletes grants', async () => {
+    const chorus = new Chorus({ credentials: 'include', baseUrl: fake.baseUrl })
+    await chorus.oauthGrants.list('ws_1')
+    expect(await chorus.oauthGrants.delete('ogf_1')).toBeUndefined()
+    const requests = fake.requests.splice(0)
+    expect(requests.map(({ method, path, query }) => `${method} ${path}${query.size ? `?${query}` : ''}`)).toEqual(['GET /oauth/grants?workspace_id=ws_1', 'DELETE /oauth/grants/ogf_1'])
+    expect(requests.every((request) => !request.headers.has('authorization'))).toBe(true)
+    expect(() => new Chorus({ baseUrl: fake.baseUrl } as never)).toThrow(/apiKey/)
   })
 
   test("webhooks live under the key's workspace, looked up once", async () => {

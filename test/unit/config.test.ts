@@ -22,7 +22,7 @@ describe('getConfig', () => {
     expect(config.databaseUrl).toBeUndefined()
     expect(config.dataDir).toBe('./data')
     expect(config.secretKey).toBeUndefined()
-    expect(config.billing).toBe(true)
+    expect(config.billing).toBe(false)
     expect(config.webhookAllowPrivate).toBe(false)
     expect(config.webhookRetryScale).toBe(1)
     expect(config.dnsResolver).toBeUndefined()
@@ -42,6 +42,7 @@ describe('getConfig', () => {
       IDP_ISSUER_US: 'https://us.idp.example', IDP_ISSUER_EU: 'https://eu.idp.example', IDP_CLIENT_ID: 'cid', IDP_CLIENT_SECRET: 'cs',
       CHAT_API_BASE: 'http://127.0.0.1:9000/api/', TRACKER_API_BASE: 'http://127.0.0.1:9001',
       S3_BUCKET: 'files', S3_ENDPOINT: 'http://minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b',
+      CONTACT_EMAIL: 'Sales@Example.com',
     })
     expect(config.port).toBe(8080)
     expect(config.baseUrl).toBe('https://feedback.example.com')
@@ -54,6 +55,7 @@ describe('getConfig', () => {
     expect(config.idpIssuers).toEqual({ US: 'https://us.idp.example', EU: 'https://eu.idp.example' })
     expect(config.chatApiBase).toBe('http://127.0.0.1:9000/api')
     expect(config.s3).toEqual({ bucket: 'files', endpoint: 'http://minio:9000', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b' })
+    expect(config.contactEmail).toBe('sales@example.com')
   })
 
   test('DNS_RESOLVER is an address and port, the port defaulting to 53', () => {
@@ -87,5 +89,6 @@ describe('getConfig', () => {
     fails({ LOG_LEVEL: 'loud' }, 'LOG_LEVEL')
     fails({ S3_BUCKET: 'files' }, 'S3_ENDPOINT')
     fails({ S3_BUCKET: 'files', S3_ENDPOINT: 'http://s3' }, 'S3_ACCESS_KEY_ID')
+    fails({ CONTACT_EMAIL: 'sales' }, 'CONTACT_EMAIL')
   })
 })

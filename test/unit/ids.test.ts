@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { toHex } from '../../server/lib/crypto.ts'
+import { toHex } from '../../server/lib/secrets.ts'
 import { ID_PREFIXES, isId, newId } from '../../server/lib/ids.ts'
 
 describe('ids', () => {

@@ -17,6 +17,9 @@ interface ChorusApi {
 
 const win = window as unknown as { Chorus?: ChorusApi | { q?: unknown[][] }; __chorusPanel?: PanelMount }
 
+// The launcher's name in the panel's languages; the panel carries the rest of the words.
+const LABEL: Record<string, string> = { fr: 'Avis', es: 'Comentarios', ja: 'フィードバック', ar: 'ملاحظات', he: 'משוב' }
+
 const EDGE: Record<string, string> = {
   'bottom-left': 'bottom:20px;left:20px',
   'top-right': 'top:20px;right:20px',
@@ -31,6 +34,7 @@ function start(script: HTMLScriptElement) {
   const api = `${base}api/v1`
   const theme = (['light', 'dark'].includes(data.theme!) ? data.theme : 'auto') as Theme
   const position = EDGE[data.position!] ? data.position! : 'bottom-right'
+  const lang = [data.locale, ...navigator.languages].map((tag) => tag?.toLowerCase().split(/[-_]/)[0]).find((tag) => tag && (LABEL[tag] || tag === 'en' || tag === 'de'))
   const listeners: Record<string, Handler[]> = {}
   const queued = (win.Chorus as { q?: unknown[][] } | undefined)?.q
   let session: Promise<Session | null> = Promise.resolve(null)
@@ -52,11 +56,11 @@ function start(script: HTMLScriptElement) {
   // A zero-size fixed box: it takes no room in the page, and inline !important beats host rules.
   host.style.cssText = 'all:initial!important;position:fixed!important;top:0!important;left:0!important;width:0!important;height:0!important;z-index:2147483000!important'
   const root = host.attachShadow({ mode: 'open' })
-  root.innerHTML = `<style>:host{all:initial!important}.l{all:initial;position:fixed;${EDGE[position] ?? 'bottom:20px;right:20px'};box-sizing:border-box;font:600 15px/1 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;padding:12px 20px;border-radius:999px;background:#4f46e5;color:#fff;box-shadow:0 4px 14px rgba(0,0,0,.25);cursor:pointer}.l:hover{background:#4338ca}.l:focus-visible{outline:3px solid #a5b4fc;outline-offset:2px}</style><button class="l" type="button" aria-haspopup="dialog" aria-expanded="false">Feedback</button>`
+  root.innerHTML = `<style>:host{all:initial!important}.l{all:initial;position:fixed;${EDGE[position] ?? 'bottom:20px;right:20px'};box-sizing:border-box;font:600 15px/1 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;padding:12px 20px;border-radius:999px;background:var(--chorus-accent,#4f46e5);color:var(--chorus-on-accent,#fff);box-shadow:0 4px 14px rgba(0,0,0,.25);cursor:pointer}.l:hover{filter:brightness(.9)}.l:focus-visible{outline:3px solid #a5b4fc;outline-offset:2px}</style><button class="l" type="button" aria-haspopup="dialog" aria-expanded="false" lang="${lang ?? 'en'}" dir="${lang === 'ar' || lang === 'he' ? 'rtl' : 'ltr'}">${LABEL[lang!] ?? 'Feedback'}</button>`
   const launcher = root.querySelector('button')!
 
   const context: PanelContext = {
-    root, api, workspace, board: data.board, theme, position, emit,
+    root, api, workspace, board: data.board, locale: data.locale, theme, position, emit,
     session: () => session,
     closed() {
       launcher.setAttribute('aria-expanded', 'false')

@@ -21,6 +21,8 @@ export interface PanelContext {
   api: string
   workspace: string
   board: string | undefined
+  /** `data-locale`, when the page set one; the panel falls back to the browser's languages. */
+  locale: string | undefined
   theme: Theme
   /** `bottom-right` (default), `bottom-left`, `top-right` or `top-left`. */
   position: string

@@ -1,13 +1,23 @@
+import type { components } from '../generated/openapi.js'
+
+/** The API's error codes, generated from the server's enum (OpenAPI component `ErrorCode`). */
+export type ApiErrorCode = components['schemas']['ErrorCode']
+
+/**
+ * Codes the SDK sets itself when no error body says otherwise: no response (`TIMEOUT`,
+ * `CONNECTION_ERROR`), a body without a code (`HTTP_<status>`), `WORKSPACE_UNKNOWN`, and
+ * `WEBHOOK_VERIFICATION_FAILED`.
+ */
+export type SdkErrorCode = 'TIMEOUT' | 'CONNECTION_ERROR' | 'WORKSPACE_UNKNOWN' | 'WEBHOOK_VERIFICATION_FAILED' | `HTTP_${number}`
+
+export type ErrorCode = ApiErrorCode | SdkErrorCode
+
 /** One issue of a 422 VALIDATION_ERROR (FastAPI's HTTPValidationError item). */
-export interface ValidationIssue {
-  loc: (string | number)[]
-  msg: string
-  type: string
-}
+export type ValidationIssue = components['schemas']['ValidationIssue']
 
 export interface ChorusErrorInit {
   status?: number | null
-  code: string
+  code: ErrorCode
   requestId?: string | null
   detail?: unknown
   headers?: Headers | null
@@ -21,7 +31,7 @@ export class ChorusError extends Error {
   /** HTTP status, or null when no response arrived (network failure, webhook verification). */
   readonly status: number | null
   /** The API's machine-readable code (`NOT_FOUND`, `INSUFFICIENT_SCOPE`, ...), or the SDK's own for local failures. */
-  readonly code: string
+  readonly code: ErrorCode
   /** `request_id` of the error body (or the `X-Request-Id` header): quote it when asking for support. */
   readonly requestId: string | null
   readonly detail: unknown
@@ -133,7 +143,8 @@ export function errorFromResponse(response: Response, body: unknown): ChorusErro
   const message = typeof fields.message === 'string' ? fields.message : `HTTP ${response.status}${typeof body === 'string' && body ? `: ${body.slice(0, 200)}` : ''}`
   const init: ChorusErrorInit = {
     status: response.status,
-    code: typeof fields.code === 'string' ? fields.code : `HTTP_${response.status}`,
+    // A server newer than this SDK may send a code the union lacks; it is passed through as sent.
+    code: typeof fields.code === 'string' ? (fields.code as ErrorCode) : `HTTP_${response.status}`,
     requestId: typeof fields.request_id === 'string' ? fields.request_id : response.headers.get('x-request-id'),
     detail: 'detail' in fields ? fields.detail : message,
     headers: response.headers,

@@ -1,4 +1,5 @@
 import { ChorusError, ConnectionError, errorFromResponse } from './errors.js'
+import { clientHeader } from './client-id.js'
 import { isRetryable, retryDelay, sleep, type BackoffOptions } from './retry.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
@@ -18,18 +19,35 @@ export interface RequestOptions {
   headers?: Record<string, string>
 }
 
+/** What a successful response said besides its body: quote `requestId` to support. */
+export interface ResponseMeta {
+  status: number
+  headers: Headers
+  /** The server's `X-Request-Id`. */
+  requestId: string | null
+}
+
+/**
+ * A parsed body with its response's `lastResponse` (non-enumerable, so it stays out of JSON and
+ * spreads). Bodies that are not objects (a 204's undefined) carry nothing.
+ */
+export type WithResponse<T> = T extends object ? T & { readonly lastResponse: ResponseMeta } : T
+
 export interface RequestSpec extends RequestOptions {
   query?: object
   body?: unknown
 }
 
 export interface TransportConfig extends BackoffOptions {
-  apiKey: string
+  apiKey: string | undefined
+  credentials?: 'include'
   baseUrl: string
   fetch: FetchLike
   maxRetries: number
   timeoutMs: number
   headers: Record<string, string>
+  /** Told of every successful response, after its body is read. */
+  onResponse?: (meta: ResponseMeta) => void
 }
 
 export function buildUrl(baseUrl: string, path: string, query?: object): string {
@@ -81,10 +99,11 @@ async function attempt(config: TransportConfig, url: string, init: RequestInit, 
 
 /**
  * The SDK's single way to the API: JSON in and out, typed errors, and retries on 429, 5xx and
- * network failures. Resolves with the parsed body, or undefined for an empty one (204).
+ * network failures. Resolves with the parsed body carrying `lastResponse`, or undefined for an empty one (204).
  */
-export async function sendRequest<T>(config: TransportConfig, method: HttpMethod, path: string, spec: RequestSpec = {}): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${config.apiKey}` }
+export async function sendRequest<T>(config: TransportConfig, method: HttpMethod, path: string, spec: RequestSpec = {}): Promise<WithResponse<T>> {
+  const [clientName, clientValue] = clientHeader()
+  const headers: Record<string, string> = { accept: 'application/json', [clientName]: clientValue, ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) }
   // Lower-cased, so a caller's `Accept` replaces ours instead of being sent beside it.
   for (const [name, value] of Object.entries({ ...config.headers, ...spec.headers })) headers[name.toLowerCase()] = value
   if (spec.body !== undefined) headers['content-type'] = 'application/json'
@@ -92,13 +111,18 @@ export async function sendRequest<T>(config: TransportConfig, method: HttpMethod
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
 
   const url = buildUrl(config.baseUrl, path, spec.query)
-  const init: RequestInit = { method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body) }
+  const init: RequestInit = { method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), ...(config.credentials ? { credentials: config.credentials } : {}) }
   const maxRetries = spec.maxRetries ?? config.maxRetries
   for (let retries = 0; ; retries++) {
     let error: ChorusError
     try {
       const { response, body } = await attempt(config, url, init, spec.timeoutMs ?? config.timeoutMs, spec.signal)
-      if (response.ok) return body as T
+      if (response.ok) {
+        const meta: ResponseMeta = { status: response.status, headers: response.headers, requestId: response.headers.get('x-request-id') }
+        if (body !== null && typeof body === 'object') Object.defineProperty(body, 'lastResponse', { value: meta, enumerable: false, configurable: true })
+        config.onResponse?.(meta)
+        return body as WithResponse<T>
+      }
       error = errorFromResponse(response, body)
     } catch (thrown) {
       if (!(thrown instanceof ConnectionError)) throw thrown

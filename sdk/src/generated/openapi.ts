@@ -4,6 +4,66 @@
  */
 
 export interface paths {
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414)
+         * @description The issuer is BASE_URL exactly, so the document sits at the root well-known path. It names every endpoint, `code_challenge_methods_supported: ["S256"]`, `authorization_response_iss_parameter_supported` and `client_id_metadata_document_supported`.
+         */
+        get: operations["oauthServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of the MCP server (RFC 9728)
+         * @description Where an MCP client learns which authorization server issues tokens for `/mcp` and which scopes exist.
+         */
+        get: operations["getProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The same metadata at the path-aware location for `/mcp` (RFC 9728 §3.1)
+         * @description Clients that derive the metadata address from the resource URL (`/.well-known/oauth-protected-resource` + `/mcp`) find the same document here.
+         */
+        get: operations["getMcpProtectedResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/accept-invite": {
         parameters: {
             query?: never;
@@ -13,8 +73,51 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an e-mailed invitation: sets the name, verifies the e-mail, signs in */
+        /**
+         * Accept an e-mailed invitation: sets the name, verifies the e-mail, signs in
+         * @description For a user who was invited but has never signed in: the token from the invitation e-mail sets their name, marks the address verified, activates the membership and sets the session cookies. An invalid, expired or used token is 401 UNAUTHENTICATED.
+         */
         post: operations["acceptInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/idp/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider sends the browser back
+         * @description Checks `state` against the `idp_oauth_state` cookie (then deletes it), the RFC 9207 `iss` parameter when present, exchanges the code at the issuer the login went to, and validates the ID token against that issuer's JWKS (`iss` exactly, `aud`, `nonce`, `exp`). The identity (issuer, sub) signs in its user; a first login links to the account with the same address only when the provider says `email_verified: true`, and creates the account when there is none. Success sets the session cookies and redirects to `redirect_to` on the dashboard. Failures redirect to `{DASHBOARD_URL}/signin?error=<reason>` with one of `access_denied`, `idp_error`, `missing_state`, `state_mismatch`, `expired`, `issuer_mismatch`, `token_exchange_failed`, `invalid_id_token`, `idp_unavailable`, `email_unverified`, `email_missing` (or `server_error`); they never set a session.
+         */
+        get: operations["finishIdpLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/idp/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign in with the identity provider of a data region
+         * @description Redirects to the region's OpenID provider (authorization code with PKCE S256, `state` and `nonce`, query response mode). The login is sealed into the HttpOnly `idp_oauth_state` cookie (10 minutes). A region without a configured issuer, or a `redirect_to` that is not a relative path, is 422. A provider that cannot be reached redirects to `/signin?error=idp_unavailable`.
+         */
+        get: operations["startIdpLogin"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -30,7 +133,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange an impersonation token for an access_token cookie (≤ 1 h, no refresh) */
+        /**
+         * Exchange an impersonation token for an access_token cookie (≤ 1 h, no refresh)
+         * @description Exchanges a token minted by a superadmin (single use, 5 minutes) for an `access_token` cookie of the impersonated user, valid at most one hour and without a refresh token. A used or expired token is 401 UNAUTHENTICATED.
+         */
         post: operations["applyImpersonation"];
         delete?: never;
         options?: never;
@@ -47,7 +153,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke the session and clear its cookies */
+        /**
+         * Revoke the session and clear its cookies
+         * @description Revokes the refresh token's session and clears both cookies. Succeeds without a session too, so it can always be called.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -84,7 +193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a sign-in link token for session cookies */
+        /**
+         * Exchange a sign-in link token for session cookies
+         * @description Exchanges the single-use token from the sign-in e-mail for the `access_token` (15 minutes) and rotating `refresh_token` (30 days) cookies, and marks the address verified. An invalid, expired or used token is 401 UNAUTHENTICATED.
+         */
         post: operations["verifyMagicLink"];
         delete?: never;
         options?: never;
@@ -99,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user */
+        /**
+         * The signed-in user
+         * @description The dashboard user behind the session cookie. Dashboard session only: API keys get 403 DASHBOARD_ONLY.
+         */
         get: operations["getCurrentUser"];
         put?: never;
         post?: never;
@@ -138,7 +253,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the e-mail verification link again */
+        /**
+         * Send the e-mail verification link again
+         * @description E-mails a new verification link to the signed-in user's address address.
+         */
         post: operations["resendVerification"];
         delete?: never;
         options?: never;
@@ -155,7 +273,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm an e-mail address with the token from the verification e-mail */
+        /**
+         * Confirm an e-mail address with the token from the verification e-mail
+         * @description Marks the address of the token's user verified. An invalid, expired or used token is 401 UNAUTHENTICATED.
+         */
         post: operations["verifyEmail"];
         delete?: never;
         options?: never;
@@ -172,7 +293,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Billing provider events (Stripe-compatible signature in Stripe-Signature) */
+        /**
+         * Billing provider events (Stripe-compatible signature in Stripe-Signature)
+         * @description Called by the billing provider, not by clients. The raw body must carry a valid `Stripe-Signature` for BILLING_WEBHOOK_SECRET (400 BAD_REQUEST otherwise; 404 when no secret is configured). Events are applied once: a repeated event id answers `duplicate`, an unknown type `ignored`.
+         */
         post: operations["receiveBillingEvent"];
         delete?: never;
         options?: never;
@@ -187,7 +311,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Boards of the workspace, private ones included, oldest first */
+        /**
+         * Boards of the workspace, private ones included, oldest first
+         * @description With an API key (`boards:read`) or a dashboard session. Private boards are included: they are hidden only on the public routes.
+         */
         get: operations["listBoards"];
         put?: never;
         post?: never;
@@ -204,7 +331,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A board by slug */
+        /**
+         * A board by slug
+         * @description With an API key (`boards:read`) or a dashboard session. An unknown slug, or a board of another workspace, is 404 NOT_FOUND.
+         */
         get: operations["getBoard"];
         put?: never;
         post?: never;
@@ -223,7 +353,7 @@ export interface paths {
         };
         /**
          * A board's posts, paged
-         * @description Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax).
+         * @description Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). `total` is exact without `label`, `q` and `verified`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).
          */
         get: operations["listPosts"];
         put?: never;
@@ -238,6 +368,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/changelog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's changelog entries, drafts included, paged
+         * @description With an API key (`changelog:read`) or a dashboard session. Drafts first (newest first), then published entries by `published_at`, newest first. `state` keeps only drafts or only published entries.
+         */
+        get: operations["listChangelogEntries"];
+        put?: never;
+        /**
+         * Write a changelog entry (a draft unless `published_at` is set)
+         * @description With an API key (`changelog:write`) or a dashboard session. `post_ids` must be posts of this workspace (422 otherwise, nothing written). Setting `published_at` (to now or a past time; the future is 422, there is no scheduling) publishes the entry in the same transaction: every linked post moves to the first status of kind `complete` (raising `status.changed` and `post.updated`; 409 when the workspace has none), `changelog.published` is raised, and each end user who voted on a linked post is e-mailed once, after commit, with an unsubscribe link (RFC 8058 one-click). Re-publishing never mails anyone twice.
+         */
+        post: operations["createChangelogEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/changelog/{entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A changelog entry
+         * @description With an API key (`changelog:read`) or a dashboard session. An entry of another workspace is 404 NOT_FOUND.
+         */
+        get: operations["getChangelogEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a changelog entry
+         * @description With an API key (`changelog:write`) or a dashboard session. The linked posts keep their status; the entry leaves the public changelog and feed.
+         */
+        delete: operations["deleteChangelogEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Change or publish a changelog entry
+         * @description With an API key (`changelog:write`) or a dashboard session. `post_ids` replaces the list. A published entry cannot go back to draft (`published_at: null` is 422). Setting `published_at` (to now or a past time; the future is 422, there is no scheduling) publishes the entry in the same transaction: every linked post moves to the first status of kind `complete` (raising `status.changed` and `post.updated`; 409 when the workspace has none), `changelog.published` is raised, and each end user who voted on a linked post is e-mailed once, after commit, with an unsubscribe link (RFC 8058 one-click). Re-publishing never mails anyone twice.
+         */
+        patch: operations["updateChangelogEntry"];
+        trace?: never;
+    };
     "/comments/{comment_id}": {
         parameters: {
             query?: never;
@@ -245,16 +427,65 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A comment */
+        /**
+         * A comment
+         * @description With an API key (`comments:read`) or a dashboard session. Internal notes are returned only to members and to keys with `comments:internal`; otherwise they are 404 NOT_FOUND.
+         */
         get: operations["getComment"];
         put?: never;
         post?: never;
-        /** Delete a comment (raises `comment.deleted`); its replies move up a level */
+        /**
+         * Delete a comment (raises `comment.deleted`); its replies move up a level
+         * @description With an API key (`comments:write`) or a dashboard session (own comments, or admin). Records `comment.deleted` in the same transaction; replies are kept and re-attached to the deleted comment's parent.
+         */
         delete: operations["deleteComment"];
         options?: never;
         head?: never;
-        /** Edit a comment (its author, an admin, or a key) */
+        /**
+         * Edit a comment (its author, an admin, or a key)
+         * @description With an API key (`comments:write`) or a dashboard session. A member may edit their own comments; editing another author's needs the admin role (403 FORBIDDEN).
+         */
         patch: operations["updateComment"];
+        trace?: never;
+    };
+    "/contact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message through the contact form
+         * @description Needs a solved challenge from GET /contact/challenge: a missing, wrong, tampered, expired or already used one is 422 CHALLENGE_FAILED (each challenge is accepted once, on every server process). Limited per IP (RATE_LIMIT_PER_IP a minute). The message is stored and e-mailed to CONTACT_EMAIL with the sender as Reply-To.
+         */
+        post: operations["submitContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contact/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot challenge for the contact form
+         * @description An ALTCHA v2 proof-of-work challenge (PBKDF2/SHA-256), HMAC-signed with a key derived from SECRET_KEY and valid for 10 minutes; `Cache-Control: no-store`. Solve it with the ALTCHA widget or `altcha-lib` and send the payload as `challenge` to POST /contact.
+         */
+        get: operations["getContactChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/health": {
@@ -264,7 +495,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service and database health */
+        /**
+         * Service and database health
+         * @description Needs no credentials. 200 with `status: ok` when the database answers, 503 with `status: degraded` when it does not; load balancers can use it as a readiness check.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -274,14 +508,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/labels/": {
+    "/inbound/email/{token}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Labels of the workspace, by name */
+        get?: never;
+        put?: never;
+        /**
+         * Receive an e-mail sent to a workspace intake address
+         * @description Takes one raw RFC 822 message (`Content-Type: message/rfc822`, at most 2097152 bytes, else 413), as an inbound-mail provider or an MTA pipe delivers it to `{token}@{INBOUND_EMAIL_DOMAIN}`. No credential: the unguessable token in the path is the credential, and an unknown or rotated token is 404.
+         *
+         *     * A reply to one of our notification e-mails (its In-Reply-To or References name the notification's Message-ID, or a message received here earlier) becomes a comment on that post, without the quoted text; the member the notification went to comments as themselves, anyone else as an end user.
+         *     * Any other message becomes a post on the default board (`settings.default_board`, else the oldest public board): subject = title, text (or the HTML as text) = body, the From address = the end user (created on first mail). The From address is taken as given (not verified by SPF/DKIM/DMARC), like an anonymous widget visitor's e-mail.
+         *     * Automatic mail is answered 200 with `outcome: dropped` and a reason, never posted: `Auto-Submitted` other than `no` and `X-Auto-Response-Suppress` (RFC 3834 auto-replies, Outlook and Gmail vacation replies), `Precedence: bulk/junk/list` and `List-*` headers (mailing lists), delivery reports (`multipart/report`, `Return-Path: <>`, MAILER-DAEMON), and mail carrying our own Message-ID domain.
+         *     * A Message-ID already received is answered `outcome: duplicate` and changes nothing. Attachments are not kept.
+         *     * Limited per sender address and workspace (RATE_LIMIT_PER_IP a minute, 429).
+         */
+        post: operations["receiveInboundEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/integrations/tracker/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The issue tracker's signed webhook (Linear-compatible)
+         * @description Configure it in the tracker app with TRACKER_WEBHOOK_SECRET (404 while unset). Checked in order: `Linear-Signature` is the hex HMAC-SHA256 of the raw body with that secret (else 401); `webhookTimestamp` (Unix ms) in the body is within 60 s of now (else 401, a replay); the delivery id (`Linear-Delivery`, else the body's SHA-256) was never seen before (else 409; ids are kept in the database, so every server process agrees). An `Issue` whose `data.state.type` is `completed` moves every post linked to it, in a workspace whose tracker connection is active (and whose organization matches `organizationId` when given), to that workspace's first `complete` status, once the tracker confirms over GraphQL that the issue is still completed (deliveries can arrive out of order); other deliveries are acknowledged as `ignored`. A tracker that cannot be asked is 502, and the delivery may be retried.
+         */
+        post: operations["receiveTrackerWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Labels of the workspace, by name
+         * @description With an API key (`labels:read`) or a dashboard session; sorted by name. Not paged: a workspace has few labels.
+         */
         get: operations["listLabels"];
         put?: never;
         /**
@@ -305,7 +588,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a label; posts lose it and stay */
+        /**
+         * Delete a label; posts lose it and stay
+         * @description With an API key (`labels:write`) or a dashboard session. The posts that carried the label lose it and stay. An unknown id is 404 NOT_FOUND.
+         */
         delete: operations["deleteLabel"];
         options?: never;
         head?: never;
@@ -316,6 +602,170 @@ export interface paths {
         patch: operations["updateLabel"];
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol server (Streamable HTTP, stateless)
+         * @description JSON-RPC messages of the Model Context Protocol. Authenticate with `Authorization: Bearer` and an API key or an OAuth access token; without one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`. Tools: `list_boards`, `search_posts`, `get_post`, `create_post`, `update_post`, `comment_on_post`, `vote_on_post`, `merge_posts`; each needs the scope of its REST twin, and calling one without it is 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. Errors inside a tool (not found, validation) are tool results with `isError: true` and the error body as text.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an authorization (code + PKCE S256)
+         * @description `response_type=code`, `code_challenge` with `code_challenge_method=S256` (plain is refused), the exact registered `redirect_uri` (loopback: any port), optional `scope` (default: the read scopes), `state` (echoed), `resource` (RFC 8707: `{BASE_URL}/mcp` or the API, `{BASE_URL}/api/v1`). A wrong client or redirect URI is shown as an error page and never redirected; other errors go to the redirect URI with `error`, `state` and `iss`. Signed in: 302 to the consent page `{DASHBOARD_URL}/oauth/consent/{request_id}`; otherwise 302 to sign-in, which comes back here.
+         */
+        get: operations["oauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/consent/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an app asks for
+         * @description The consent request the authorize endpoint created (`ocr_...`): the client (its name is self-asserted, so `client_verified` is false), where the browser goes afterwards, each requested scope in words, and the workspaces the user may grant (admin or owner). Only the user who started it sees it (404 otherwise); it expires after 10 minutes (404) and is single use (409 once answered).
+         */
+        get: operations["getConsentRequest"];
+        put?: never;
+        /**
+         * Approve or deny an app
+         * @description Approving returns the client redirect URI with a 60-second single-use `code`, the `state` and `iss`; denying returns it with `error=access_denied`. `scopes` may narrow the request, never widen it (422). The workspace must be one where the user is admin or owner (403 for a member, 404 for a stranger). A request is answered once (409 afterwards).
+         */
+        post: operations["decideConsentRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Apps connected to a workspace
+         * @description Each grant is one refresh-token family of one app. Admins and the owner see every grant of the workspace; members see the ones they made. 404 when the user is not a member.
+         */
+        get: operations["listOAuthGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/grants/{family_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect an app
+         * @description Revokes the family: its access and refresh tokens are refused from the next request on (401 with `WWW-Authenticate: Bearer error="invalid_token"`). Idempotent. The grant's own user and the workspace's admins may delete it; anyone else gets 404.
+         */
+        delete: operations["deleteOAuthGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register an OAuth client (RFC 7591)
+         * @description Open registration. `token_endpoint_auth_method` `none` makes a public client (PKCE only); `client_secret_basic` (the RFC default) returns a `client_secret` once, stored hashed. Redirect URIs: https, or http on a loopback address (any port matches at authorize); at most 10, 2000 characters each; `client_name` at most 100 characters. Unknown metadata is ignored. Limited per IP (RATE_LIMIT_PER_IP a minute). Instead of registering, a client may use the https URL of its Client ID Metadata Document as `client_id`.
+         */
+        post: operations["oauthRegisterClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a token (RFC 7009)
+         * @description A refresh token revokes its whole grant (every token of the family); an access token only itself. Unknown tokens, and tokens of other clients, are answered 200 as well.
+         */
+        post: operations["oauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a code or a refresh token for tokens
+         * @description `authorization_code`: the code lives 60 seconds and is single use (a second use revokes the tokens of the first); `code_verifier` must match the challenge; `redirect_uri` and `resource` must match the authorize request. `refresh_token`: rotates on every use. A rotated-out refresh token presented again within OAUTH_REFRESH_GRACE_SECONDS (default 30) of its rotation gets a new access token and no refresh token; later, the reuse revokes the whole grant. Public clients send `client_id`; confidential ones HTTP Basic.
+         */
+        post: operations["oauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts/{post_id}": {
         parameters: {
             query?: never;
@@ -323,11 +773,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A post (merged posts show `merged_into`) */
+        /**
+         * A post (merged posts show `merged_into`)
+         * @description With an API key (`posts:read`) or a dashboard session. A post merged into another is still returned, with `merged_into` set. A post of another workspace is 404 NOT_FOUND.
+         */
         get: operations["getPost"];
         put?: never;
         post?: never;
-        /** Delete a post with its comments and votes */
+        /**
+         * Delete a post with its comments and votes
+         * @description With an API key (`posts:write`) or a dashboard session. Removes the post with its comments and votes and records `post.deleted` in the same transaction.
+         */
         delete: operations["deletePost"];
         options?: never;
         head?: never;
@@ -382,6 +838,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{post_id}/tracker-issue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a tracker issue from a post and link it
+         * @description Creates the issue in the team (`issueCreate`: the post's title, its body and a link back to the public post) and returns the post with `tracker_issue: {id, identifier, url}`. When the issue reaches a completed state, the tracker's webhook moves the post to the workspace's first `complete` status, which raises `status.changed` like any other change. 409 when the post is already linked or the tracker is not connected; 502 UPSTREAM_ERROR with the provider's error in `detail` when the tracker refuses (an unknown team, a revoked token).
+         */
+        post: operations["createTrackerIssue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts/{post_id}/votes": {
         parameters: {
             query?: never;
@@ -389,7 +865,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A post's voters, newest first */
+        /**
+         * A post's voters, newest first
+         * @description With an API key (`votes:read`) or a dashboard session. Paged (`page`, `per_page` or `limit`) in the common envelope. `verified=false` lists only the votes of anonymous visitors who have not confirmed their e-mail address, `verified=true` the others.
+         */
         get: operations["listVotes"];
         put?: never;
         /**
@@ -412,7 +891,7 @@ export interface paths {
         };
         /**
          * A workspace's public portal: branding, public boards, statuses
-         * @description Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         * @description Without a session: cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
          */
         get: operations["getPublicWorkspace"];
         put?: never;
@@ -432,7 +911,7 @@ export interface paths {
         };
         /**
          * A public board's posts, paged
-         * @description The query and envelope of listPosts; merged posts are left out. Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         * @description The query and envelope of listPosts (with `label`, `q` or `verified`, `total` counts at most 200 matches past the page's start); merged posts are left out. Optional `Authorization: Bearer <session_token>` (an end-user session from identify, a claim or an anonymous write's `Chorus-Session-Token`): each post then carries `voted` for that end user and the answer is `Cache-Control: private, no-cache`; without it `voted` is absent. Any other credential (an invalid, expired or foreign-workspace token, an API key) is ignored: the answer is the anonymous one, without `voted`, which tells the widget to drop its token. `verified=true|false` filters by whether the author confirmed their identity. Without a session: cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
          */
         get: operations["listPublicPosts"];
         put?: never;
@@ -441,6 +920,66 @@ export interface paths {
          * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A private board is 404.
          */
         post: operations["createPublicPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/changelog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's published changelog, newest first
+         * @description Published entries only, newest first, each with its sanitised HTML and the linked posts that are on public boards. Cached publicly for 30 s with a weak `ETag` (`If-None-Match` gives an empty 304).
+         */
+        get: operations["listPublicChangelog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/changelog/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's changelog as an Atom 1.0 feed
+         * @description The 50 newest published entries (`application/atom+xml`); each entry links to `/portal/{workspace_slug}/changelog#{entry_id}`. Cached publicly for 30 s with a weak `ETag`.
+         */
+        get: operations["getPublicChangelogFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Posts of every public board, e.g. duplicate suggestions
+         * @description For "vote instead" suggestions while a visitor types a title: `q` (full-text over title and body, websearch syntax, best match first), `per_page` (e.g. 5). Without `q` the newest posts of all public boards. Merged posts are left out. Limited per IP (RATE_LIMIT_PER_IP a minute); debounce keystrokes. Optional `Authorization: Bearer <session_token>` (an end-user session from identify, a claim or an anonymous write's `Chorus-Session-Token`): each post then carries `voted` for that end user and the answer is `Cache-Control: private, no-cache`; without it `voted` is absent. Any other credential (an invalid, expired or foreign-workspace token, an API key) is ignored: the answer is the anonymous one, without `voted`, which tells the widget to drop its token. `verified=true|false` filters by whether the author confirmed their identity. Without a session: cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         */
+        get: operations["searchPublicPosts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -456,7 +995,7 @@ export interface paths {
         };
         /**
          * A post of a public board with its public comments
-         * @description `comments` holds the first 100 public comments, oldest first (`comment_count` counts them all). A merged post answers with `merged_into` to follow. Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         * @description `comments` holds the first 100 public comments, oldest first (`comment_count` counts them all). `status_history` lists every status the post has had, oldest first, without who changed it. A merged post answers with `merged_into` to follow. Optional `Authorization: Bearer <session_token>` (an end-user session from identify, a claim or an anonymous write's `Chorus-Session-Token`): each post then carries `voted` for that end user and the answer is `Cache-Control: private, no-cache`; without it `voted` is absent. Any other credential (an invalid, expired or foreign-workspace token, an API key) is ignored: the answer is the anonymous one, without `voted`, which tells the widget to drop its token. `verified=true|false` filters by whether the author confirmed their identity. Without a session: cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
          */
         get: operations["getPublicPost"];
         put?: never;
@@ -516,9 +1055,49 @@ export interface paths {
         };
         /**
          * The public roadmap: planned, in-progress and complete posts
-         * @description Three groups by status kind, each with its status names, its total and its top 50 posts by votes. Cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
+         * @description Three groups by status kind, each with its status names, its total and its top 50 posts by votes. Without a session: cached publicly for 30 s (`Cache-Control: public, max-age=30, stale-while-revalidate=60`) with a weak `ETag`; send it back in `If-None-Match` for an empty 304. Private boards and their posts are 404, e-mail addresses are null, internal comments never appear. A workspace whose subscription has lapsed still serves these reads.
          */
         get: operations["getPublicRoadmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/visitors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a one-click link that proves an e-mail address
+         * @description For an anonymous visitor whose address is confirmed (anonymous writes with it are 401 without its session) or who wants their session back on a new device. Sends an e-mail with a one-click link (valid 7 days, single use) and answers 202 with a secret `claim_id` to poll for one hour with GET /public/{workspace_slug}/visitors/{claim_id}. An unknown address creates the (unverified) identity. The answer is the same whatever the address, so it tells nothing about who wrote before. Limited to 10 an hour per IP and 3 an hour per address (429 with Retry-After). CORS: any origin.
+         */
+        post: operations["claimVisitorIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/visitors/{claim_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Collect the session of a claim once its link is clicked
+         * @description 202 `{status: "pending"}` until the link in the e-mail is clicked, then 200 `{status: "confirmed", session_token, session_expires_at, end_user}` exactly once. An unknown, expired (one hour), used or foreign-workspace claim is 404. Poll every few seconds; limited to 120 a minute per IP. Never cached. CORS: any origin.
+         */
+        get: operations["pollVisitorClaim"];
         put?: never;
         post?: never;
         delete?: never;
@@ -556,7 +1135,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mint a single-use, 5-minute impersonation token for a user */
+        /**
+         * Mint a single-use, 5-minute impersonation token for a user
+         * @description Superadmins only (verified addresses listed in SUPERADMIN_EMAILS; anyone else gets 403 FORBIDDEN). The token is applied with POST /auth/impersonate/apply.
+         */
         post: operations["mintImpersonationToken"];
         delete?: never;
         options?: never;
@@ -577,8 +1159,51 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Set plan, status, comped and billing dates (superadmins listed in SUPERADMIN_EMAILS) */
+        /**
+         * Set plan, status, comped and billing dates (superadmins listed in SUPERADMIN_EMAILS)
+         * @description Superadmins only (verified addresses listed in SUPERADMIN_EMAILS; anyone else gets 403 FORBIDDEN). Overrides what the billing provider set, e.g. to comp a workspace; at least one field is required.
+         */
         patch: operations["setWorkspaceSubscription"];
+        trace?: never;
+    };
+    "/user/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Hard-delete the signed-in account
+         * @description Removes the profile, sessions (the cookies are cleared), OAuth grants, votes (vote counts drop), notification settings and outbox mail, and every workspace the user is the only active member of (listed in `deleted_workspaces`). Posts and comments in other workspaces stay, with the author shown as a deleted user; event payloads there no longer name the user. While the user owns a workspace that other active members share, this is 409 CONFLICT: hand ownership over first (PATCH /workspaces/{slug}/members/{user_id} with `role: owner`). Export first with GET /user/export.
+         */
+        delete: operations["deleteAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download everything about the signed-in user
+         * @description Profile, memberships, sessions (no tokens), the posts, comments and votes they wrote in every workspace, notification settings and notifications, API keys they created (no hashes). Streamed as it is read (memory stays flat at any size) from one consistent snapshot of the database, as a JSON download (`Content-Disposition: attachment`). Times are ISO 8601, names snake_case as in the API. A failure mid-way ends the body early, so the JSON does not parse: try again.
+         */
+        get: operations["exportUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/user/invitations": {
@@ -588,7 +1213,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Workspaces with a pending invitation for the signed-in user */
+        /**
+         * Workspaces with a pending invitation for the signed-in user
+         * @description Dashboard session only. The workspaces that invited the signed-in user's address and are waiting for POST /workspaces/{slug}/members/accept.
+         */
         get: operations["listMyInvitations"];
         put?: never;
         post?: never;
@@ -605,18 +1233,48 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in user profile */
+        /**
+         * The signed-in user profile
+         * @description Dashboard session only (API keys get 403 DASHBOARD_ONLY).
+         */
         get: operations["getProfile"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Update name or locale */
+        /**
+         * Update name or locale
+         * @description Dashboard session only. Unknown fields are 422; the e-mail address cannot be changed here.
+         */
         patch: operations["updateProfile"];
         trace?: never;
     };
-    "/workspaces/": {
+    "/user/profile/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload or replace the avatar
+         * @description Returns the profile with the new `avatar_url`. Multipart with one field `file`: PNG, JPEG, WebP or GIF, at most 2048 KiB. The type is decided by the file's magic bytes (SVG and everything else: 415 UNSUPPORTED_MEDIA_TYPE); a larger file is 413 PAYLOAD_TOO_LARGE and a malformed or truncated multipart body 400 BAD_REQUEST, with nothing stored. The file is stored under a random name and the one it replaces is deleted. It is served from `/files/{id}` with its detected type, `X-Content-Type-Options: nosniff`, `Content-Security-Policy: default-src 'none'; sandbox`, `Cross-Origin-Resource-Policy: cross-origin` and `Cache-Control: public, max-age=31536000, immutable` (a new upload gets a new URL).
+         */
+        post: operations["uploadAvatar"];
+        /**
+         * Remove the avatar
+         * @description Deletes the stored file; `avatar_url` becomes null. Removing an absent avatar is not an error.
+         */
+        delete: operations["deleteAvatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces": {
         parameters: {
             query?: never;
             header?: never;
@@ -647,29 +1305,44 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A workspace by slug */
+        /**
+         * A workspace by slug
+         * @description With an API key (`workspace:read`) of this workspace, or a dashboard session of a member. `role` is the member's role, null for keys. Another workspace's slug is 404 NOT_FOUND.
+         */
         get: operations["getWorkspace"];
         put?: never;
         post?: never;
-        /** Delete the workspace and all its data (owner only) */
+        /**
+         * Delete the workspace and all its data (owner only, dashboard only)
+         * @description Hard deletion, at once and for good: webhook deliveries and notifications stop, API keys are revoked, stored files are removed, then every row of the workspace goes in one transaction (members, boards, posts, comments, votes, end users, webhooks and their logs, events, outbox mail about it). No `workspace.deleted` event is sent. Works on a lapsed subscription. Admins get 403 OWNER_ONLY, API keys 403 DASHBOARD_ONLY. Export first with GET /workspaces/{slug}/export.
+         */
         delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
-        /** Update name, slug or settings (admin, dashboard only) */
+        /**
+         * Update name, slug or settings (admin, dashboard only)
+         * @description Dashboard session of an admin (API keys get 403 DASHBOARD_ONLY). A taken slug is 409 SLUG_TAKEN. Settings are merged field by field into the stored ones.
+         */
         patch: operations["updateWorkspace"];
         trace?: never;
     };
-    "/workspaces/{workspace_slug}/api-keys/": {
+    "/workspaces/{workspace_slug}/api-keys": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Active keys (admin, dashboard only) */
+        /**
+         * Active keys (admin, dashboard only)
+         * @description Dashboard session of an admin. Revoked keys are left out; the full key is never shown again.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create a key (admin, dashboard only); the full key is returned once */
+        /**
+         * Create a key (admin, dashboard only); the full key is returned once
+         * @description Dashboard session of an admin (API keys get 403 DASHBOARD_ONLY). The full `key` is in this response only; the server keeps its SHA-256 and the first characters (`start`) to recognise it.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -687,11 +1360,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a key; the next request with it is 401 */
+        /**
+         * Revoke a key; the next request with it is 401
+         * @description Dashboard session of an admin. Immediate: the key's next request is 401 INVALID_API_KEY. An unknown id is 404 NOT_FOUND.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
-        /** Replace the scopes of a key */
+        /**
+         * Replace the scopes of a key
+         * @description Dashboard session of an admin. The new list replaces the old one and applies to the key's next request.
+         */
         patch: operations["updateApiKeyScopes"];
         trace?: never;
     };
@@ -725,7 +1404,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a board with all its posts, comments and votes (admin, dashboard only) */
+        /**
+         * Delete a board with all its posts, comments and votes (admin, dashboard only)
+         * @description Dashboard session of an admin (API keys get 403 DASHBOARD_ONLY). Deletes the board's posts with their comments and votes.
+         */
         delete: operations["deleteBoard"];
         options?: never;
         head?: never;
@@ -756,6 +1438,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/email-intake/rotate-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the workspace a new intake address (admin, dashboard only)
+         * @description The previous address stops at once: mail to it is 404 from this response on. The token is also shown to admins as `email_intake_token` on WorkspaceResponse.
+         */
+        post: operations["rotateEmailIntakeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download all workspace data (owner only, dashboard only)
+         * @description The workspace, members, boards, statuses, labels, end users, posts (with label ids), comments, votes, status history, webhooks, API keys and changelog entries; never secrets or hashes (no intake token, webhook secret or key hash). Admins get 403 OWNER_ONLY, API keys 403 DASHBOARD_ONLY. Works on a lapsed subscription. Streamed as it is read (memory stays flat at any size) from one consistent snapshot of the database, as a JSON download (`Content-Disposition: attachment`). Times are ISO 8601, names snake_case as in the API. A failure mid-way ends the body early, so the JSON does not parse: try again.
+         */
+        get: operations["exportWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/favicon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload or replace the workspace favicon (admin)
+         * @description The public portal uses it. Multipart with one field `file`: PNG or ICO, at most 512 KiB. The type is decided by the file's magic bytes (SVG and everything else: 415 UNSUPPORTED_MEDIA_TYPE); a larger file is 413 PAYLOAD_TOO_LARGE and a malformed or truncated multipart body 400 BAD_REQUEST, with nothing stored. The file is stored under a random name and the one it replaces is deleted. It is served from `/files/{id}` with its detected type, `X-Content-Type-Options: nosniff`, `Content-Security-Policy: default-src 'none'; sandbox`, `Cross-Origin-Resource-Policy: cross-origin` and `Cache-Control: public, max-age=31536000, immutable` (a new upload gets a new URL).
+         */
+        post: operations["uploadWorkspaceFavicon"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/identify": {
         parameters: {
             query?: never;
@@ -776,7 +1518,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/workspaces/{workspace_slug}/jwt-config/": {
+    "/workspaces/{workspace_slug}/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The chat and tracker connections, each with a fresh install state
+         * @description One entry per provider, connected or not. Dashboard-only: API keys get 403 DASHBOARD_ONLY, members below admin 403 FORBIDDEN.
+         *
+         *     **Install flow.** 1. The dashboard calls `GET /workspaces/{slug}/integrations`; each entry carries a fresh `oauth_state` bound to the caller's session, this workspace and the provider (valid 10 minutes). 2. It sends the admin to the provider's authorize page with that `state`. 3. The provider redirects back with `code` and `state`; the dashboard posts both here. 4. The server recomputes the state's HMAC over the caller's session id, the workspace and the provider and checks its age: a state minted for another session (an attacker's install link opened by a victim), workspace or provider, altered, or expired is 403 FORBIDDEN. Then it exchanges the code; a refused exchange is 502 `UPSTREAM_ERROR` with the provider's error in `detail`. Tokens are stored sealed (AES-256-GCM, a key derived from SECRET_KEY) and never returned or logged; connecting again replaces them and keeps the id (and mappings).
+         */
+        get: operations["listIntegrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect chat: deletes its tokens, channel mappings and pending messages
+         * @description 404 when chat is not connected.
+         */
+        delete: operations["disconnectChat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/chat/channel-mappings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel mappings, oldest first
+         * @description `board_slug` null means every board. Mappings of a connection in `error` stay, and resume once an admin reconnects.
+         */
+        get: operations["listChatChannelMappings"];
+        put?: never;
+        /**
+         * Post events of a board (or every board) to a channel
+         * @description Matching events become Block Kit messages (title, board, status, votes, a link to the public post), delivered from the same durable outbox as webhooks: retried on failure (5 s, 5 min, 30 min, …), never lost across a restart, every attempt logged. A bot outside a public channel joins it first. An unknown board is 422; 409 when chat is not connected.
+         */
+        post: operations["createChatChannelMapping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/chat/channel-mappings/{mapping_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a mapping and the messages it still had pending
+         * @description Its delivery logs go with it. 404 for an unknown mapping or one of another workspace.
+         */
+        delete: operations["deleteChatChannelMapping"];
+        options?: never;
+        head?: never;
+        /**
+         * Change the channel, board (null: every board) or event kinds
+         * @description Applies to events raised from now on.
+         */
+        patch: operations["updateChatChannelMapping"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/chat/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Channels the bot can post to, live from the chat provider
+         * @description Every page of `conversations.list` (public and private channels the bot can see, archived ones left out). 409 when chat is not connected or its token was revoked; 502 UPSTREAM_ERROR when the provider fails.
+         */
+        get: operations["listChatChannels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/chat/oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish the chat install: exchange the OAuth code for a bot token
+         * @description Calls `oauth.v2.access` at CHAT_API_BASE. Rotating bot tokens (with `refresh_token` and `expires_in`) are refreshed on demand before they expire.
+         *
+         *     **Install flow.** 1. The dashboard calls `GET /workspaces/{slug}/integrations`; each entry carries a fresh `oauth_state` bound to the caller's session, this workspace and the provider (valid 10 minutes). 2. It sends the admin to the provider's authorize page with that `state`. 3. The provider redirects back with `code` and `state`; the dashboard posts both here. 4. The server recomputes the state's HMAC over the caller's session id, the workspace and the provider and checks its age: a state minted for another session (an attacker's install link opened by a victim), workspace or provider, altered, or expired is 403 FORBIDDEN. Then it exchanges the code; a refused exchange is 502 `UPSTREAM_ERROR` with the provider's error in `detail`. Tokens are stored sealed (AES-256-GCM, a key derived from SECRET_KEY) and never returned or logged; connecting again replaces them and keeps the id (and mappings).
+         */
+        post: operations["connectChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/tracker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Disconnect the tracker and delete its tokens
+         * @description Posts keep their `tracker_issue` link; its completion no longer reaches them. 404 when the tracker is not connected.
+         */
+        delete: operations["disconnectTracker"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/tracker/oauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish the tracker install: exchange the OAuth code for an access token
+         * @description Calls `/oauth/token` at TRACKER_API_BASE (authorization_code grant), then reads the organization over GraphQL. Access tokens expire (24 h); the refresh token is stored sealed and used on demand.
+         *
+         *     **Install flow.** 1. The dashboard calls `GET /workspaces/{slug}/integrations`; each entry carries a fresh `oauth_state` bound to the caller's session, this workspace and the provider (valid 10 minutes). 2. It sends the admin to the provider's authorize page with that `state`. 3. The provider redirects back with `code` and `state`; the dashboard posts both here. 4. The server recomputes the state's HMAC over the caller's session id, the workspace and the provider and checks its age: a state minted for another session (an attacker's install link opened by a victim), workspace or provider, altered, or expired is 403 FORBIDDEN. Then it exchanges the code; a refused exchange is 502 `UPSTREAM_ERROR` with the provider's error in `detail`. Tokens are stored sealed (AES-256-GCM, a key derived from SECRET_KEY) and never returned or logged; connecting again replaces them and keeps the id (and mappings).
+         */
+        post: operations["connectTracker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/integrations/tracker/teams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Issue-tracker teams, live from the tracker
+         * @description The `teams` GraphQL query. 409 when the tracker is not connected or its token was revoked; 502 UPSTREAM_ERROR when the provider fails.
+         */
+        get: operations["listTrackerTeams"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/jwt-config": {
         parameters: {
             query?: never;
             header?: never;
@@ -824,6 +1760,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload or replace the workspace logo (admin)
+         * @description The public portal, the widget panel header and outgoing e-mails show it. Multipart with one field `file`: PNG, JPEG, WebP or GIF, at most 2048 KiB. The type is decided by the file's magic bytes (SVG and everything else: 415 UNSUPPORTED_MEDIA_TYPE); a larger file is 413 PAYLOAD_TOO_LARGE and a malformed or truncated multipart body 400 BAD_REQUEST, with nothing stored. The file is stored under a random name and the one it replaces is deleted. It is served from `/files/{id}` with its detected type, `X-Content-Type-Options: nosniff`, `Content-Security-Policy: default-src 'none'; sandbox`, `Cross-Origin-Resource-Policy: cross-origin` and `Cache-Control: public, max-age=31536000, immutable` (a new upload gets a new URL).
+         */
+        post: operations["uploadWorkspaceLogo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/members": {
         parameters: {
             query?: never;
@@ -831,10 +1787,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members and pending invitations (dashboard only) */
+        /**
+         * Members and pending invitations (dashboard only)
+         * @description Dashboard session of any member (API keys get 403 DASHBOARD_ONLY). Pending invitations have `status: pending`.
+         */
         get: operations["listMembers"];
         put?: never;
-        /** Invite by e-mail (admin); the link is valid 7 days */
+        /**
+         * Invite by e-mail (admin); the link is valid 7 days
+         * @description Dashboard session of an admin. E-mails an invitation link valid for 7 days; an address that is already an active member is 409 CONFLICT.
+         */
         post: operations["inviteMember"];
         delete?: never;
         options?: never;
@@ -852,11 +1814,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member (admin) or leave (self); the owner cannot be removed */
+        /**
+         * Remove a member (admin) or leave (self); the owner cannot be removed
+         * @description Dashboard session. Admins remove members; any member may remove themselves (leave). The owner cannot be removed (409 CONFLICT): hand over ownership first.
+         */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
-        /** Change a role; `owner` transfers ownership (owner only) */
+        /**
+         * Change a role; `owner` transfers ownership (owner only)
+         * @description Dashboard session. Admins change roles between admin and member; only the owner may hand over ownership (`owner`, to an active member; the old owner becomes admin), otherwise 403 OWNER_ONLY.
+         */
         patch: operations["updateMemberRole"];
         trace?: never;
     };
@@ -869,7 +1837,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept the signed-in user's pending invitation */
+        /**
+         * Accept the signed-in user's pending invitation
+         * @description Dashboard session of the invited user. Activates the pending membership; without one it is 404 NOT_FOUND.
+         */
         post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
@@ -897,14 +1868,17 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/workspaces/{workspace_slug}/notifications/custom-domain/": {
+    "/workspaces/{workspace_slug}/notifications/custom-domain": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The domain and its status; while pending, each call looks the records up again */
+        /**
+         * The domain and its status; while pending, each call looks the records up again
+         * @description Dashboard session of the owner. While `status` is pending, each call checks the DNS records again and reports each record's `verified`. 404 NOT_FOUND when no domain is set up.
+         */
         get: operations["getCustomDomain"];
         put?: never;
         /**
@@ -912,7 +1886,10 @@ export interface paths {
          * @description Business plan, owner only, dashboard only. The DKIM key is generated here (RSA 2048); its private half never leaves the service. 409 when the workspace has a domain already or the domain is taken.
          */
         post: operations["createCustomDomain"];
-        /** Remove the domain; mail goes out from the default sender again */
+        /**
+         * Remove the domain; mail goes out from the default sender again
+         * @description Dashboard session of the owner. Notification e-mails go out from the default sender again. 404 NOT_FOUND when no domain is set up.
+         */
         delete: operations["deleteCustomDomain"];
         options?: never;
         head?: never;
@@ -946,7 +1923,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A member's own subscriptions; with a key, every member's */
+        /**
+         * A member's own subscriptions; with a key, every member's
+         * @description With an API key (`notifications:read`) or a dashboard session. A member sees their own subscriptions; a key sees every member's.
+         */
         get: operations["listNotificationSubscriptions"];
         put?: never;
         /**
@@ -970,7 +1950,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a subscription */
+        /**
+         * Delete a subscription
+         * @description With an API key (`notifications:write`) or a dashboard session. A member deletes their own; a key any of the workspace. An unknown id is 404 NOT_FOUND.
+         */
         delete: operations["deleteNotificationSubscription"];
         options?: never;
         head?: never;
@@ -1045,14 +2028,17 @@ export interface paths {
         patch: operations["updateStatus"];
         trace?: never;
     };
-    "/workspaces/{workspace_slug}/webhooks/": {
+    "/workspaces/{workspace_slug}/webhooks": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** The workspace's endpoints, newest first */
+        /**
+         * The workspace's endpoints, newest first
+         * @description With an API key (`webhooks:read`) or an admin's dashboard session. The signing secret is never returned here.
+         */
         get: operations["listWebhooks"];
         put?: never;
         /**
@@ -1076,11 +2062,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete an endpoint with its pending deliveries and logs */
+        /**
+         * Delete an endpoint with its pending deliveries and logs
+         * @description With an API key (`webhooks:write`) or an admin's dashboard session. Pending deliveries are dropped with the endpoint. An unknown id is 404 NOT_FOUND.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change the URL, event kinds, description, or turn the endpoint on or off */
+        /**
+         * Change the URL, event kinds, description, or turn the endpoint on or off
+         * @description With an API key (`webhooks:write`) or an admin's dashboard session. A new URL is checked like at creation (http or https, no private addresses unless WEBHOOK_ALLOW_PRIVATE). Turning an endpoint back on clears `disabled_reason`.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1145,30 +2137,3887 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "changelog.published": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * changelog.published delivery
+         * @description A changelog entry was published; its linked posts were moved to the first `complete` status (each raising `status.changed`) in the same transaction. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_changelog_published"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.created delivery
+         * @description A comment or internal note was added to a post. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_comment_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "comment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * comment.deleted delivery
+         * @description A comment was deleted; `comment` is its last state. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_comment_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.created delivery
+         * @description A post was created, by a member, an API key or an end user. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_post_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.deleted delivery
+         * @description A post was deleted; `post` is its last state. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_post_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.merged delivery
+         * @description `post` was merged into `into`, which received its votes and comments. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_post_merged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "post.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.updated delivery
+         * @description A post was edited (title, body, status, board, labels or owner); `previous` is the post before the change. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_post_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "status.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * status.changed delivery
+         * @description A post's status changed (raised beside `post.updated`). Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_status_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vote.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vote.created delivery
+         * @description A vote was cast on a post. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_vote_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vote.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vote.deleted delivery
+         * @description A vote was taken back. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_vote_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        /** @description The body of every 4xx and 5xx response (CONTRACT §3). `detail` repeats `message`, or on 422 lists the validation issues. */
-        Error: {
-            /** @description Stable machine-readable code such as NOT_FOUND, VALIDATION_ERROR, INSUFFICIENT_SCOPE */
-            code: string;
-            detail: unknown;
-            message: string;
-            request_id: string;
-            /** @description Only on INSUFFICIENT_SCOPE */
-            required_scope?: string;
+        /**
+         * @example {
+         *       "name": "Ada Lovelace",
+         *       "token": "inv_token_from_the_email"
+         *     }
+         */
+        AcceptInviteRequest: {
+            name: string;
+            token: string;
         };
-        /** @description HTTPValidationError: 422 VALIDATION_ERROR */
-        HTTPValidationError: {
+        /**
+         * @example {
+         *       "deleted_workspaces": [
+         *         "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       ],
+         *       "id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "deleted"
+         *     }
+         */
+        AccountDeleted: {
+            /** @description Ids of the workspaces deleted with the account (the user was their only active member) */
+            deleted_workspaces: string[];
+            /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            /** @constant */
+            status: "deleted";
+        };
+        /**
+         * @description A status acknowledgement such as `{"status":"sent"}`
+         * @example {
+         *       "status": "sent"
+         *     }
+         */
+        Acknowledgement: {
+            status: string;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "key_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "last_used_at": "2026-11-23T14:05:12.345Z",
+         *       "name": "CRM sync",
+         *       "scopes": [
+         *         "posts:read",
+         *         "posts:write"
+         *       ],
+         *       "start": "chorus_sk_3f9a"
+         *     }
+         */
+        ApiKey: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            last_used_at: ((string | null) | null) | null;
+            name: string;
+            scopes: string[];
+            /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
+            start: string;
+        };
+        /**
+         * @example {
+         *       "name": "CRM sync",
+         *       "scopes": [
+         *         "posts:read",
+         *         "posts:write"
+         *       ]
+         *     }
+         */
+        ApiKeyCreate: {
+            name: string;
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write")[];
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "key_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "key": "chorus_sk_3f9a0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b",
+         *       "last_used_at": null,
+         *       "name": "CRM sync",
+         *       "scopes": [
+         *         "posts:read",
+         *         "posts:write"
+         *       ],
+         *       "start": "chorus_sk_3f9a"
+         *     }
+         */
+        ApiKeyCreated: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            /** @description The full key. Shown only in this response; only its SHA-256 is stored. */
+            key: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            last_used_at: ((string | null) | null) | null;
+            name: string;
+            scopes: string[];
+            /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
+            start: string;
+        };
+        /**
+         * @example {
+         *       "scopes": [
+         *         "posts:read"
+         *       ]
+         *     }
+         */
+        ApiKeyScopesUpdate: {
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write")[];
+        };
+        /**
+         * @example {
+         *       "email": "grace@customer.example",
+         *       "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "name": "Grace Hopper",
+         *       "type": "end_user"
+         *     }
+         */
+        Author: {
+            /** @description Hidden (null) on public routes */
+            email: ((string | null) | null) | null;
+            id: ((string | null) | null) | null;
+            name: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH";
-            detail: {
-                loc: (string | number)[];
-                msg: string;
+            type: "member" | "end_user" | "api_key" | "deleted";
+        };
+        /**
+         * @example {
+         *       "outcome": "applied",
+         *       "received": true
+         *     }
+         */
+        BillingEventReceipt: {
+            /** @enum {string} */
+            outcome: "applied" | "duplicate" | "ignored";
+            received: boolean;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "description": "What should we build next?",
+         *       "id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "is_private": false,
+         *       "name": "Ideas",
+         *       "post_count": 42,
+         *       "slug": "ideas",
+         *       "updated_at": "2026-11-23T14:05:12.345Z"
+         *     }
+         */
+        Board: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            description: ((string | null) | null) | null;
+            /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            is_private: boolean;
+            name: string;
+            /** @description Posts on the board, not counting posts merged into others */
+            post_count: number;
+            slug: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "description": "What should we build next?",
+         *       "is_private": false,
+         *       "name": "Ideas",
+         *       "slug": "ideas"
+         *     }
+         */
+        BoardCreate: {
+            description?: ((string | null) | null) | null;
+            /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+            is_private?: boolean;
+            name: string;
+            /** @example acme */
+            slug: string;
+        };
+        /**
+         * @example {
+         *       "is_private": true,
+         *       "name": "Feature ideas"
+         *     }
+         */
+        BoardUpdate: {
+            description?: ((string | null) | null) | null;
+            /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
+            is_private?: boolean;
+            name?: string;
+            /** @example acme */
+            slug?: string;
+        };
+        /**
+         * @example {
+         *       "body": "Switch it on under **Settings**.",
+         *       "body_html": "<p>Switch it on under <strong>Settings</strong>.</p>\n",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "chg_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "post_ids": [
+         *         "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       ],
+         *       "published_at": "2026-11-24T09:00:00.000Z",
+         *       "title": "Dark mode is here",
+         *       "updated_at": "2026-11-24T09:00:00.000Z"
+         *     }
+         */
+        ChangelogEntry: {
+            /** @description Markdown as written */
+            body: string;
+            /** @description The body rendered to sanitised HTML */
+            body_html: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            post_ids: string[];
+            /**
+             * Format: date-time
+             * @description Null for a draft
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            published_at: ((string | null) | null) | null;
+            title: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "body": "Switch it on under **Settings**.",
+         *       "post_ids": [
+         *         "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       ],
+         *       "published_at": null,
+         *       "title": "Dark mode is here"
+         *     }
+         */
+        ChangelogEntryCreate: {
+            /** @description Markdown (CommonMark). Raw HTML is shown as text, and only http(s), mailto and relative links are kept: `javascript:`, `vbscript:` and `data:` URLs (images included) are dropped. */
+            body?: string;
+            /** @description Posts of this workspace the entry ships; each one must exist (else 422, nothing is written). Replaces the whole list on update. */
+            post_ids?: string[];
+            /**
+             * Format: date-time
+             * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            published_at?: ((string | null) | null) | null;
+            /** @description The entry's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
+            title: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "body": "Switch it on under **Settings**.",
+         *           "body_html": "<p>Switch it on under <strong>Settings</strong>.</p>\n",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "chg_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_ids": [
+         *             "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *           ],
+         *           "published_at": "2026-11-24T09:00:00.000Z",
+         *           "title": "Dark mode is here",
+         *           "updated_at": "2026-11-24T09:00:00.000Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        ChangelogEntryPage: {
+            items: components["schemas"]["ChangelogEntry"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
+         *       "published_at": "2026-11-24T09:00:00.000Z"
+         *     }
+         */
+        ChangelogEntryUpdate: {
+            /** @description Markdown (CommonMark). Raw HTML is shown as text, and only http(s), mailto and relative links are kept: `javascript:`, `vbscript:` and `data:` URLs (images included) are dropped. */
+            body?: string;
+            /** @description Posts of this workspace the entry ships; each one must exist (else 422, nothing is written). Replaces the whole list on update. */
+            post_ids?: string[];
+            /**
+             * Format: date-time
+             * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            published_at?: ((string | null) | null) | null;
+            /** @description The entry's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
+            title?: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "entry": {
+         *           "body": "Switch it on under **Settings**.",
+         *           "body_html": "<p>Switch it on under <strong>Settings</strong>.</p>\n",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "chg_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_ids": [
+         *             "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *           ],
+         *           "published_at": "2026-11-24T09:00:00.000Z",
+         *           "title": "Dark mode is here",
+         *           "updated_at": "2026-11-24T09:00:00.000Z"
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "changelog.published",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        ChangelogPublishedEvent: {
+            data: {
+                entry: components["schemas"]["ChangelogEntry"];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "changelog.published";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "id": "C0123ABCD",
+         *       "is_member": true,
+         *       "is_private": false,
+         *       "name": "feedback"
+         *     }
+         */
+        ChatChannel: {
+            id: string;
+            /** @description Whether the bot is in the channel already (it joins public channels by itself when it first posts) */
+            is_member: boolean;
+            /** @description Private channels need the bot invited (`/invite`) before it can post */
+            is_private: boolean;
+            name: string;
+        };
+        /**
+         * @example {
+         *       "board_slug": "ideas",
+         *       "channel_id": "C0123ABCD",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "events": [
+         *         "post.created"
+         *       ],
+         *       "id": "map_0mhc2x9a4k3j5n6p7q8r9s0t1",
+         *       "updated_at": "2026-11-22T09:30:00.000Z"
+         *     }
+         */
+        ChatChannelMapping: {
+            /** @description null: every board */
+            board_slug: ((string | null) | null) | null;
+            channel_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            /** @description `map_...` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "board_slug": "ideas",
+         *       "channel_id": "C0123ABCD",
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ]
+         *     }
+         */
+        ChatChannelMappingCreate: {
+            /** @description Only events of this board; null or absent: every board */
+            board_slug?: ((string | null) | null) | null;
+            /** @description The provider's channel id (from GET .../chat/channels) */
+            channel_id: string;
+            /** @description Event kinds to receive */
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+        };
+        /**
+         * @example {
+         *       "events": [
+         *         "post.created"
+         *       ]
+         *     }
+         */
+        ChatChannelMappingUpdate: {
+            /** @description Only events of this board; null or absent: every board */
+            board_slug?: ((string | null) | null) | null;
+            /** @description The provider's channel id (from GET .../chat/channels) */
+            channel_id?: string;
+            /** @description Event kinds to receive */
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+        };
+        /**
+         * @example {
+         *       "code": "1234.5678.abcd",
+         *       "redirect_uri": "https://app.example.com/integrations/chat/callback",
+         *       "state": "1795400400.bm9uY2U.c2lnbmF0dXJl"
+         *     }
+         */
+        ChatOAuthCallback: {
+            /** @description The `code` the provider added to the redirect */
+            code: string;
+            /** @description The redirect URI used in the authorize step, when the provider needs it repeated */
+            redirect_uri?: string;
+            /** @description The `state` the provider echoed back: the `oauth_state` this session got from GET /integrations */
+            state: string;
+        };
+        /**
+         * @example {
+         *       "author": {
+         *         "email": "grace@customer.example",
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "name": "Grace Hopper",
+         *         "type": "end_user"
+         *       },
+         *       "body": "We need this for our EU rollout.",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "cmt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "internal": false,
+         *       "parent_id": null,
+         *       "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "updated_at": "2026-11-22T09:30:00.000Z"
+         *     }
+         */
+        Comment: {
+            author: components["schemas"]["Author"];
+            body: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            internal: boolean;
+            parent_id: ((string | null) | null) | null;
+            post_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "body": "We need this for our EU rollout.",
+         *       "email": "grace@customer.example"
+         *     }
+         */
+        CommentCreate: {
+            body: string;
+            /** Format: email */
+            email?: string;
+            end_user_id?: string;
+            /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
+            internal?: boolean;
+            /** @description Reply to this comment of the same post */
+            parent_id?: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "comment": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "body": "We need this for our EU rollout.",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "cmt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "internal": false,
+         *           "parent_id": null,
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "updated_at": "2026-11-22T09:30:00.000Z"
+         *         },
+         *         "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "comment.created",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        CommentCreatedEvent: {
+            data: {
+                comment: components["schemas"]["Comment"];
+                post_id: string;
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "comment.created";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "comment": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "body": "We need this for our EU rollout.",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "cmt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "internal": false,
+         *           "parent_id": null,
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "updated_at": "2026-11-22T09:30:00.000Z"
+         *         },
+         *         "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "comment.deleted",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        CommentDeletedEvent: {
+            data: {
+                comment: components["schemas"]["Comment"];
+                post_id: string;
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "comment.deleted";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "body": "We need this for our EU rollout.",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "cmt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "internal": false,
+         *           "parent_id": null,
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "updated_at": "2026-11-22T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        CommentPage: {
+            items: components["schemas"]["Comment"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
+         *       "body": "We need this for our EU and US rollout."
+         *     }
+         */
+        CommentUpdate: {
+            body: string;
+        };
+        /**
+         * @example {
+         *       "approve": true,
+         *       "scopes": [
+         *         "posts:read"
+         *       ],
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        ConsentDecision: {
+            /** @description true grants access; false answers the client with `error=access_denied` */
+            approve: boolean;
+            /** @description A subset of the requested scopes (narrowing only); default: all requested */
+            scopes?: string[];
+            /** @description The workspace the app may act in (the user must be its admin or owner) */
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "client_id": "oac_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "client_name": "Claude",
+         *       "client_verified": false,
+         *       "expires_at": "2026-11-22T09:40:00.000Z",
+         *       "redirect_uri": "http://127.0.0.1:33418/callback",
+         *       "request_id": "ocr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "scopes": [
+         *         {
+         *           "description": "Read posts (feedback and ideas)",
+         *           "scope": "posts:read"
+         *         }
+         *       ],
+         *       "workspaces": [
+         *         {
+         *           "id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Acme",
+         *           "slug": "acme"
+         *         }
+         *       ]
+         *     }
+         */
+        ConsentRequest: {
+            client_id: string;
+            client_name: string;
+            /** @description false for self-registered and metadata-document clients: their name is what they say about themselves */
+            client_verified: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            expires_at: string;
+            redirect_uri: string;
+            request_id: string;
+            scopes: {
+                description: string;
+                scope: string;
+            }[];
+            /** @description Workspaces the user may grant (admin or owner) */
+            workspaces: {
+                id: string;
+                name: string;
+                slug: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "redirect_to": "http://127.0.0.1:33418/callback?code=...&state=xyz&iss=https%3A%2F%2Fchorus.example.com"
+         *     }
+         */
+        ConsentResult: {
+            /** @description The client redirect URI with `code`, `state` and `iss`, or with `error=access_denied`; send the browser there */
+            redirect_to: string;
+        };
+        /**
+         * @description An ALTCHA v2 challenge (HMAC-signed), for altcha-lib or the ALTCHA widget to solve
+         * @example {
+         *       "parameters": {
+         *         "algorithm": "PBKDF2/SHA-256",
+         *         "cost": 1000,
+         *         "expiresAt": 1795400600,
+         *         "keyLength": 32,
+         *         "keyPrefix": "3fa85f6457174562b3fc2c963f66afa6",
+         *         "keySignature": "b1946ac92492d2347c6235b4d2611184e0c54b1a5e8f7a6c3d2b1e0f9a8b7c6d",
+         *         "nonce": "5f0c7e1d9a2b4c6e8f1a3b5c7d9e0f12",
+         *         "salt": "9c1e3a5b7d0f2a4c6e8b0d2f4a6c8e01"
+         *       },
+         *       "signature": "6dcd4ce23d88e2ee9568ba546c007c63d9131c1b2f4a6e8c0d2e4f6a8b0c2d4e"
+         *     }
+         */
+        ContactChallenge: {
+            parameters: {
+                /** @example PBKDF2/SHA-256 */
+                algorithm: string;
+                /** @example 1000 */
+                cost: number;
+                /** @description Unix seconds; 10 minutes after issue */
+                expiresAt: number;
+                /** @example 32 */
+                keyLength: number;
+                keyPrefix: string;
+                keySignature?: string;
+                nonce: string;
+                salt: string;
+            } & {
+                [key: string]: unknown;
+            };
+            signature: string;
+        };
+        /**
+         * @example {
+         *       "challenge": "eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6ey4uLn0sInNpZ25hdHVyZSI6Ii4uLiJ9LCJzb2x1dGlvbiI6eyJjb3VudGVyIjo3MTUxLCJkZXJpdmVkS2V5IjoiLi4uIn19",
+         *       "email": "ada@example.com",
+         *       "message": "We would like a demo for 40 seats.",
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        ContactRequest: {
+            /** @description The solved ALTCHA payload (base64 JSON `{challenge, solution}`, what the ALTCHA widget puts in its form field). Required: without it the request is 422 CHALLENGE_FAILED. */
+            challenge?: string;
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example We would like a demo for 40 seats. */
+            message: string;
+            /** @example Ada Lovelace */
+            name: string;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "ctm_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "received"
+         *     }
+         */
+        ContactResponse: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @example ctm_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            /** @constant */
+            status: "received";
+        };
+        /**
+         * @example {
+         *       "counts": {
+         *         "comments": 57,
+         *         "end_users": 120,
+         *         "open_posts": 30,
+         *         "posts": 42,
+         *         "unanswered_posts": 4,
+         *         "votes": 310
+         *       },
+         *       "recent_activity": [
+         *         {
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "title": "Dark mode",
+         *           "type": "post.created"
+         *         }
+         *       ],
+         *       "top_posts": [
+         *         {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       ],
+         *       "unanswered_posts": []
+         *     }
+         */
+        Dashboard: {
+            counts: {
+                comments: number;
+                end_users: number;
+                /** @description In open, planned or in-progress statuses */
+                open_posts: number;
+                posts: number;
+                unanswered_posts: number;
+                votes: number;
+            };
+            /** @description The latest 20 events, newest first */
+            recent_activity: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                /** @description The event id (evt_...) */
+                id: string;
+                post_id: ((string | null) | null) | null;
+                /** @description The post's current title, or its title when the event was recorded if it is gone */
+                title: ((string | null) | null) | null;
+                /** @description The event kind, e.g. post.created */
                 type: string;
             }[];
+            /** @description The 10 most-voted posts in open, planned or in-progress statuses */
+            top_posts: components["schemas"]["Post"][];
+            /** @description The 10 oldest open, planned or in-progress posts without a public comment from a member or an API key */
+            unanswered_posts: components["schemas"]["Post"][];
+        };
+        /**
+         * @example {
+         *       "id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "deleted"
+         *     }
+         */
+        Deleted: {
+            id: string;
+            /** @constant */
+            status: "deleted";
+        };
+        /**
+         * @example {
+         *       "avatar_url": null,
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "email": "grace@customer.example",
+         *       "external_id": "user-1234",
+         *       "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "name": "Grace Hopper",
+         *       "verified": true
+         *     }
+         */
+        EndUser: {
+            avatar_url: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            email: ((string | null) | null) | null;
+            /** @description The `sub` of the customer's token */
+            external_id: ((string | null) | null) | null;
+            id: string;
+            name: ((string | null) | null) | null;
+            /** @description False for an anonymous e-mail identity whose owner has not clicked the confirmation link yet; identified (JWT) end users and those named by a member or key are verified */
+            verified: boolean;
+        };
+        /**
+         * @description The end user with the widget session token (identify)
+         * @example {
+         *       "avatar_url": null,
+         *       "company": "Customer Inc",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "email": "grace@customer.example",
+         *       "external_id": "user-1234",
+         *       "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "name": "Grace Hopper",
+         *       "session_expires_at": "2026-11-23T14:05:12.345Z",
+         *       "session_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJldV8uLi4ifQ.c2lnbmF0dXJl",
+         *       "verified": true
+         *     }
+         */
+        EndUserSession: {
+            avatar_url: ((string | null) | null) | null;
+            company: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            email: ((string | null) | null) | null;
+            /** @description The `sub` of the customer's token */
+            external_id: ((string | null) | null) | null;
+            id: string;
+            name: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            session_expires_at: string;
+            /** @description Send as `Authorization: Bearer` on the public write routes. A widget session: it works on no other route */
+            session_token: string;
+            /** @description False for an anonymous e-mail identity whose owner has not clicked the confirmation link yet; identified (JWT) end users and those named by a member or key are verified */
+            verified: boolean;
+        };
+        /**
+         * @description The body of every 4xx and 5xx response. `detail` repeats `message`, or on 422 lists the validation issues.
+         * @example {
+         *       "code": "NOT_FOUND",
+         *       "detail": "Post not found",
+         *       "message": "Post not found",
+         *       "request_id": "req_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        Error: {
+            code: components["schemas"]["ErrorCode"];
+            /** @description The message again, or on 422 the list of validation issues */
+            detail: unknown;
+            /** @description For people; may change between versions */
+            message: string;
+            /** @description Also sent as the X-Request-Id header; quote it when asking for support */
+            request_id: string;
+            /** @description Only on INSUFFICIENT_SCOPE: the scope the API key lacks */
+            required_scope?: string;
+        };
+        /**
+         * @description Stable machine-readable code; each has one HTTP status: BAD_REQUEST 400, UNAUTHENTICATED 401, INVALID_API_KEY 401, INSUFFICIENT_SCOPE 403, DASHBOARD_ONLY 403, SUBSCRIPTION_INACTIVE 403, FORBIDDEN 403, OWNER_ONLY 403, PLAN_REQUIRED 403, CSRF_REJECTED 403, NOT_FOUND 404, METHOD_NOT_ALLOWED 405, SLUG_TAKEN 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, VALIDATION_ERROR 422, IDEMPOTENCY_MISMATCH 422, CHALLENGE_FAILED 422, RATE_LIMITED 429, INTERNAL 500, UPSTREAM_ERROR 502, SERVICE_UNAVAILABLE 503.
+         * @enum {string}
+         */
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "DASHBOARD_ONLY" | "SUBSCRIPTION_INACTIVE" | "FORBIDDEN" | "OWNER_ONLY" | "PLAN_REQUIRED" | "CSRF_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SLUG_TAKEN" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH" | "CHALLENGE_FAILED" | "RATE_LIMITED" | "INTERNAL" | "UPSTREAM_ERROR" | "SERVICE_UNAVAILABLE";
+        /**
+         * @example {
+         *       "database": "ok",
+         *       "status": "ok",
+         *       "version": "1.0.0"
+         *     }
+         * @example {
+         *       "database": "unavailable",
+         *       "status": "degraded",
+         *       "version": "1.0.0"
+         *     }
+         */
+        Health: {
+            /** @enum {string} */
+            database: "ok" | "unavailable";
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            version: string;
+        };
+        /**
+         * @description HTTPValidationError: every 422 (VALIDATION_ERROR, IDEMPOTENCY_MISMATCH, CHALLENGE_FAILED) with the issues in `detail`
+         * @example {
+         *       "code": "VALIDATION_ERROR",
+         *       "detail": [
+         *         {
+         *           "loc": [
+         *             "body",
+         *             "title"
+         *           ],
+         *           "msg": "Expected string",
+         *           "type": "string"
+         *         }
+         *       ],
+         *       "message": "body.title: Expected string",
+         *       "request_id": "req_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        HTTPValidationError: {
+            /** @enum {string} */
+            code: "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH" | "CHALLENGE_FAILED";
+            detail: components["schemas"]["ValidationIssue"][];
             message: string;
             request_id: string;
+        };
+        /**
+         * @example {
+         *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEyMzQiLCJleHAiOjE3OTU0MDAwMDB9.c2lnbmF0dXJl"
+         *     }
+         */
+        IdentifyRequest: {
+            /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
+            token: string;
+        };
+        /** @description multipart/form-data with exactly one field, `file` */
+        ImageUpload: {
+            /**
+             * Format: binary
+             * @description The image. Its type is read from its first bytes; the file name and the part's Content-Type are ignored.
+             * @default File
+             */
+            file: string;
+        };
+        /**
+         * @example {
+         *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c3JfLi4uIn0.c2lnbmF0dXJl"
+         *     }
+         */
+        ImpersonateApplyRequest: {
+            token: string;
+        };
+        /**
+         * @example {
+         *       "expires_at": "2026-11-23T14:05:12.345Z",
+         *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c3JfLi4uIn0.c2lnbmF0dXJl"
+         *     }
+         */
+        ImpersonationToken: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            expires_at: string;
+            /** @description A JWT with `act_as` and `actor` claims; single use, valid 5 minutes */
+            token: string;
+        };
+        /**
+         * @example {
+         *       "comment_id": null,
+         *       "outcome": "post",
+         *       "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "reason": null
+         *     }
+         */
+        InboundEmailResult: {
+            comment_id: ((string | null) | null) | null;
+            /** @enum {string} */
+            outcome: "post" | "comment" | "duplicate" | "dropped";
+            post_id: ((string | null) | null) | null;
+            /** @enum {string|null|null} */
+            reason: "auto_submitted" | "auto_reply" | "list_mail" | "bounce" | "own_mail" | "no_sender" | "subscription_inactive" | null;
+        };
+        /**
+         * @example {
+         *       "email_intake_address": "0f8c2d1e9a7b4c3d5e6f708192a3b4c5@in.chorus.example.com",
+         *       "email_intake_token": "0f8c2d1e9a7b4c3d5e6f708192a3b4c5"
+         *     }
+         */
+        IntakeToken: {
+            /**
+             * @description The intake address (`{token}@{INBOUND_EMAIL_DOMAIN}`; a single-label domain such as `localhost` is possible on self-hosted installs)
+             * @example 0f8c2d1e9a7b4c3d5e6f708192a3b4c5@in.chorus.example.com
+             */
+            email_intake_address: string;
+            /** @example 0f8c2d1e9a7b4c3d5e6f708192a3b4c5 */
+            email_intake_token: string;
+        };
+        /**
+         * @example {
+         *       "connected_at": "2026-11-22T09:30:00.000Z",
+         *       "external_id": "T0001",
+         *       "external_name": "Acme",
+         *       "id": "int_0mhc2x9a4k3j5n6p7q8r9s0t1",
+         *       "oauth_state": "1795400400.bm9uY2U.c2lnbmF0dXJl",
+         *       "oauth_state_expires_at": "2026-11-22T09:40:00.000Z",
+         *       "provider": "chat",
+         *       "scopes": "chat:write,channels:read,channels:join",
+         *       "status": "connected",
+         *       "status_reason": null,
+         *       "token_expires_at": "2026-11-22T21:30:00.000Z",
+         *       "updated_at": "2026-11-22T09:30:00.000Z"
+         *     }
+         */
+        Integration: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            connected_at: ((string | null) | null) | null;
+            /** @description The provider's id of the connected team or organization */
+            external_id: ((string | null) | null) | null;
+            /** @description Its name, e.g. the Slack team name */
+            external_name: ((string | null) | null) | null;
+            /** @description `int_...`; null while not connected */
+            id: ((string | null) | null) | null;
+            /** @description A fresh OAuth `state` for (re)installing this provider, bound to the caller's session, this workspace and the provider; valid 10 minutes */
+            oauth_state: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            oauth_state_expires_at: string;
+            /** @enum {string} */
+            provider: "chat" | "tracker";
+            /** @description The scopes the provider granted, as it lists them */
+            scopes: ((string | null) | null) | null;
+            /** @enum {string} */
+            status: "connected" | "error" | "disconnected";
+            /** @description Why the integration is in `error` */
+            status_reason: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @description When the current access token expires (refreshed on demand before then); null for tokens that do not expire
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            token_expires_at: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: ((string | null) | null) | null;
+        };
+        /**
+         * @example {
+         *       "email": "linus@acme.example",
+         *       "role": "member"
+         *     }
+         */
+        InviteMemberRequest: {
+            /** Format: email */
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "member";
+        };
+        /**
+         * @description JsonRpcResponse: the MCP answer (`result` or `error`); requests that are only notifications get 202 without a body
+         * @example {
+         *       "id": 1,
+         *       "jsonrpc": "2.0",
+         *       "result": {
+         *         "content": [
+         *           {
+         *             "text": "[{\"slug\":\"ideas\",\"name\":\"Ideas\"}]",
+         *             "type": "text"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        JsonRpcResponse: {
+            error?: {
+                code: number;
+                data?: unknown;
+                message: string;
+            };
+            id: string | number | null;
+            /** @constant */
+            jsonrpc: "2.0";
+            result?: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "algorithm": "HS256",
+         *       "audience": "chorus",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "has_secret": true,
+         *       "issuer": "https://app.acme.example",
+         *       "jwks_url": null,
+         *       "previous_secret_expires_at": null,
+         *       "public_key": null,
+         *       "secret": "jwt_secret_shown_once_0123456789abcdef",
+         *       "updated_at": "2026-11-23T14:05:12.345Z"
+         *     }
+         */
+        JwtConfig: {
+            /** @enum {string} */
+            algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+            audience: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description An HS256 secret is set (its value is never shown again) */
+            has_secret: boolean;
+            issuer: ((string | null) | null) | null;
+            jwks_url: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            previous_secret_expires_at: ((string | null) | null) | null;
+            public_key: ((string | null) | null) | null;
+            /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
+            secret?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "algorithm": "HS256",
+         *       "audience": "chorus",
+         *       "issuer": "https://app.acme.example"
+         *     }
+         */
+        JwtConfigCreate: {
+            /** @enum {string} */
+            algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
+            /** @description When set, the token's `aud` must equal it */
+            audience?: string;
+            /** @description When set, the token's `iss` must equal it */
+            issuer?: string;
+            /**
+             * Format: uri
+             * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+             */
+            jwks_url?: string;
+            /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+            public_key?: string;
+        };
+        /**
+         * @description Null clears a field. Switching to HS256 generates a secret, returned in this response only
+         * @example {
+         *       "audience": null
+         *     }
+         */
+        JwtConfigUpdate: {
+            /** @enum {string} */
+            algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
+            /** @description When set, the token's `aud` must equal it */
+            audience?: ((string | null) | null) | null;
+            /** @description When set, the token's `iss` must equal it */
+            issuer?: ((string | null) | null) | null;
+            /**
+             * Format: uri
+             * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
+             */
+            jwks_url?: ((string | null) | null) | null;
+            /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
+            public_key?: ((string | null) | null) | null;
+        };
+        /**
+         * @example {
+         *       "overlap_seconds": 86400
+         *     }
+         */
+        JwtSecretRotation: {
+            /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
+            overlap_seconds?: number;
+        };
+        /**
+         * @example {
+         *       "color": "#8b5cf6",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "lbl_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "name": "UI",
+         *       "slug": "ui"
+         *     }
+         */
+        Label: {
+            color: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            name: string;
+            slug: string;
+        };
+        /**
+         * @example {
+         *       "color": "#8b5cf6",
+         *       "name": "UI"
+         *     }
+         */
+        LabelCreate: {
+            /** @example #8b5cf6 */
+            color?: ((string | null) | null) | null;
+            name: string;
+            /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
+            slug?: string;
+        };
+        /**
+         * @example {
+         *       "color": null,
+         *       "name": "User interface"
+         *     }
+         */
+        LabelUpdate: {
+            /** @example #8b5cf6 */
+            color?: ((string | null) | null) | null;
+            name?: string;
+            /** @example acme */
+            slug?: string;
+        };
+        /**
+         * @example {
+         *       "email": "ada@acme.example",
+         *       "redirect_to": "/settings"
+         *     }
+         */
+        MagicLinkRequest: {
+            /** Format: email */
+            email: string;
+            /** @example /settings */
+            redirect_to?: string;
+        };
+        /**
+         * @example {
+         *       "token": "mlt_token_from_the_email"
+         *     }
+         */
+        MagicLinkVerifyRequest: {
+            token: string;
+        };
+        /**
+         * @example {
+         *       "email": "ada@acme.example",
+         *       "invited_at": "2026-11-22T09:30:00.000Z",
+         *       "joined_at": "2026-11-23T14:05:12.345Z",
+         *       "name": "Ada Lovelace",
+         *       "role": "admin",
+         *       "status": "active",
+         *       "user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        Member: {
+            email: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            invited_at: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            joined_at: ((string | null) | null) | null;
+            name: ((string | null) | null) | null;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            /** @enum {string} */
+            status: "pending" | "active";
+            user_id: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "email": "ada@acme.example",
+         *           "invited_at": null,
+         *           "joined_at": "2026-11-22T09:30:00.000Z",
+         *           "name": "Ada Lovelace",
+         *           "role": "owner",
+         *           "status": "active",
+         *           "user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *         }
+         *       ],
+         *       "total": 1
+         *     }
+         */
+        MemberList: {
+            items: components["schemas"]["Member"][];
+            total: number;
+        };
+        /**
+         * @example {
+         *       "channel": "email",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "data": {
+         *         "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       },
+         *       "email_status": "sent",
+         *       "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "event_type": "post.created",
+         *       "id": "ntf_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "sent_at": "2026-11-23T14:05:12.345Z",
+         *       "subject": "New post: Dark mode",
+         *       "user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        NotificationEvent: {
+            /** @enum {string} */
+            channel: "email" | "in_app";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The outbox event data (as in the webhook body) */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @enum {string|null|null} */
+            email_status: "pending" | "sent" | "failed" | null;
+            event_id: string;
+            event_type: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            sent_at: ((string | null) | null) | null;
+            /** @description One line describing the event */
+            subject: string;
+            user_id: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "channel": "in_app",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "data": {
+         *             "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *           },
+         *           "email_status": null,
+         *           "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "event_type": "post.created",
+         *           "id": "ntf_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "sent_at": null,
+         *           "subject": "New post: Dark mode",
+         *           "user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "page_size": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        NotificationEventPage: {
+            items: components["schemas"]["NotificationEvent"][];
+            page: number;
+            page_size: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
+         *       "channel": "email",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "enabled": true,
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ],
+         *       "id": "nsub_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        NotificationSubscription: {
+            /** @enum {string} */
+            channel: "email" | "in_app";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            enabled: boolean;
+            events: string[];
+            id: string;
+            /** @description The member this subscription belongs to */
+            user_id: string;
+        };
+        /**
+         * @example {
+         *       "channel": "email",
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ]
+         *     }
+         */
+        NotificationSubscriptionCreate: {
+            /** @enum {string} */
+            channel: "email" | "in_app";
+            /** @description Event kinds to receive */
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+        };
+        /**
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        NotificationSubscriptionToggle: {
+            enabled: boolean;
+        };
+        /**
+         * @example {
+         *       "client_id": "oac_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "client_id_issued_at": 1795400000,
+         *       "client_name": "My assistant",
+         *       "redirect_uris": [
+         *         "http://127.0.0.1:33418/callback"
+         *       ],
+         *       "token_endpoint_auth_method": "none"
+         *     }
+         */
+        OAuthClientInformation: {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "client_name": "My assistant",
+         *       "grant_types": [
+         *         "authorization_code",
+         *         "refresh_token"
+         *       ],
+         *       "redirect_uris": [
+         *         "http://127.0.0.1:33418/callback"
+         *       ],
+         *       "token_endpoint_auth_method": "none"
+         *     }
+         */
+        OAuthClientMetadata: {
+            client_name?: string;
+            client_uri?: string;
+            grant_types?: string[];
+            logo_uri?: string;
+            redirect_uris: string[];
+            scope?: string;
+            /** @enum {string} */
+            token_endpoint_auth_method?: "none" | "client_secret_basic";
+        };
+        /**
+         * @description An RFC 6749 error object (`error`, `error_description`), with the common error fields (`code`, `message`, `detail`, `request_id`) beside it
+         * @example {
+         *       "code": "BAD_REQUEST",
+         *       "detail": "The code has expired",
+         *       "error": "invalid_grant",
+         *       "error_description": "The code has expired",
+         *       "message": "The code has expired",
+         *       "request_id": "req_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        OAuthError: {
+            code: string;
+            detail: unknown;
+            /** @example invalid_grant */
+            error: string;
+            error_description?: string;
+            message: string;
+            request_id: string;
+        };
+        /**
+         * @example {
+         *       "client_id": "oac_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "client_name": "Claude",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "family_id": "ogf_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "last_used_at": null,
+         *       "scopes": [
+         *         "posts:read"
+         *       ],
+         *       "user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        OAuthGrant: {
+            client_id: string;
+            client_name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            family_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            last_used_at: ((string | null) | null) | null;
+            scopes: string[];
+            /** @description Who granted it */
+            user_id: string;
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "authorization_endpoint": "https://chorus.example.com/oauth/authorize",
+         *       "code_challenge_methods_supported": [
+         *         "S256"
+         *       ],
+         *       "issuer": "https://chorus.example.com",
+         *       "token_endpoint": "https://chorus.example.com/oauth/token"
+         *     }
+         */
+        OAuthServerMetadata: {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "access_token": "chorus_at_...",
+         *       "expires_in": 3600,
+         *       "refresh_token": "chorus_rt_...",
+         *       "scope": "posts:read posts:write",
+         *       "token_type": "Bearer"
+         *     }
+         */
+        OAuthTokenResponse: {
+            /** @description `chorus_at_...`, valid 1 hour; use it as `Authorization: Bearer`, exactly like an API key with the granted scopes */
+            access_token: string;
+            /** @example 3600 */
+            expires_in: number;
+            /** @description `chorus_rt_...`, valid 30 days, rotated on every use. Absent when a rotated-out token was presented within the grace window: keep the refresh token you have */
+            refresh_token?: string;
+            /** @description The granted scopes, space-separated */
+            scope: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        /**
+         * @example {
+         *       "api_key_created": true,
+         *       "board_created": true,
+         *       "completed": 4,
+         *       "first_post": true,
+         *       "teammate_invited": false,
+         *       "total": 6,
+         *       "webhook_added": false,
+         *       "widget_seen": true
+         *     }
+         */
+        OnboardingProgress: {
+            api_key_created: boolean;
+            board_created: boolean;
+            /** @description How many of the steps above are done */
+            completed: number;
+            first_post: boolean;
+            /** @description Someone besides the owner was invited (accepted or not) */
+            teammate_invited: boolean;
+            total: number;
+            webhook_added: boolean;
+            /** @description A post was authored by an end user */
+            widget_seen: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "author": {
+         *         "email": "grace@customer.example",
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "name": "Grace Hopper",
+         *         "type": "end_user"
+         *       },
+         *       "board": "ideas",
+         *       "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "body": "Our support team works nights.",
+         *       "comment_count": 3,
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "labels": [
+         *         "ui"
+         *       ],
+         *       "merged_into": null,
+         *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "Planned",
+         *       "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status_kind": "planned",
+         *       "title": "Dark mode",
+         *       "tracker_issue": null,
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "verified": true,
+         *       "votes": 12
+         *     }
+         */
+        Post: {
+            author: components["schemas"]["Author"];
+            /** @description Board slug */
+            board: string;
+            board_id: string;
+            body: string;
+            /** @description Public comments; internal notes are not counted */
+            comment_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            /** @description Label slugs */
+            labels: string[];
+            merged_into: ((string | null) | null) | null;
+            /** @description The member responsible for the post; hidden (null) on public routes */
+            owner_user_id: ((string | null) | null) | null;
+            /** @description Status name */
+            status: string;
+            status_id: string;
+            /** @enum {string} */
+            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+            title: string;
+            tracker_issue: components["schemas"]["TrackerIssue"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description False while the author is an anonymous visitor who has not confirmed their e-mail address (it turns true for all their posts when they do); posts by members, keys and identified end users are true */
+            verified: boolean;
+            /** @description Public reads with an end-user session (`Authorization: Bearer`) only: whether that end user has voted for the post. Absent without a session and on the other routes */
+            voted?: boolean;
+            votes: number;
+        };
+        /**
+         * @example {
+         *       "body": "Our support team works nights.",
+         *       "email": "grace@customer.example",
+         *       "labels": [
+         *         "ui"
+         *       ],
+         *       "title": "Dark mode"
+         *     }
+         */
+        PostCreate: {
+            body?: string;
+            /** Format: email */
+            email?: string;
+            /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
+            end_user_id?: string;
+            /** @description Label slugs */
+            labels?: string[];
+            /** @description A status name (case-insensitive) or id */
+            status?: string;
+            /** @description The post's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
+            title: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "post": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "post.created",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        PostCreatedEvent: {
+            data: {
+                post: components["schemas"]["Post"];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.created";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "post": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "post.deleted",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        PostDeletedEvent: {
+            data: {
+                post: components["schemas"]["Post"];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.deleted";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "into_post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        PostMerge: {
+            into_post_id: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "into": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h9",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         },
+         *         "post": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 0,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": "post_0mi9x2k3aq1b2c3d4e5f6g7h9",
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 0
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "post.merged",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        PostMergedEvent: {
+            data: {
+                into: components["schemas"]["Post"];
+                post: components["schemas"]["Post"];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.merged";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "into": {
+         *         "author": {
+         *           "email": "grace@customer.example",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Grace Hopper",
+         *           "type": "end_user"
+         *         },
+         *         "board": "ideas",
+         *         "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "body": "Our support team works nights.",
+         *         "comment_count": 3,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "labels": [
+         *           "ui"
+         *         ],
+         *         "merged_into": null,
+         *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status": "Planned",
+         *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status_kind": "planned",
+         *         "title": "Dark mode",
+         *         "tracker_issue": null,
+         *         "updated_at": "2026-11-23T14:05:12.345Z",
+         *         "verified": true,
+         *         "votes": 12
+         *       },
+         *       "post": {
+         *         "author": {
+         *           "email": "grace@customer.example",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Grace Hopper",
+         *           "type": "end_user"
+         *         },
+         *         "board": "ideas",
+         *         "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "body": "Our support team works nights.",
+         *         "comment_count": 3,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
+         *         "labels": [
+         *           "ui"
+         *         ],
+         *         "merged_into": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status": "Planned",
+         *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status_kind": "planned",
+         *         "title": "Dark mode",
+         *         "tracker_issue": null,
+         *         "updated_at": "2026-11-23T14:05:12.345Z",
+         *         "verified": true,
+         *         "votes": 0
+         *       }
+         *     }
+         */
+        PostMergeResult: {
+            into: components["schemas"]["Post"];
+            post: components["schemas"]["Post"];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        PostPage: {
+            items: components["schemas"]["Post"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
+         *       "labels": [
+         *         "ui",
+         *         "mobile"
+         *       ],
+         *       "status": "Planned"
+         *     }
+         */
+        PostUpdate: {
+            /** @description Move the post to this board (slug) */
+            board?: string;
+            body?: string;
+            /** @description Label slugs */
+            labels?: string[];
+            /** @description The member responsible for the post, or null */
+            owner_user_id?: ((string | null) | null) | null;
+            /** @description A status name (case-insensitive) or id */
+            status?: string;
+            /** @description The post's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
+            title?: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "post": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode everywhere",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         },
+         *         "previous": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "post.updated",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        PostUpdatedEvent: {
+            data: {
+                post: components["schemas"]["Post"];
+                previous: components["schemas"]["Post"];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.updated";
+            workspace_id: string;
+        };
+        /**
+         * @description ProtectedResourceMetadata (RFC 9728)
+         * @example {
+         *       "authorization_servers": [
+         *         "https://chorus.example.com"
+         *       ],
+         *       "bearer_methods_supported": [
+         *         "header"
+         *       ],
+         *       "resource": "https://chorus.example.com/mcp",
+         *       "resource_name": "Chorus MCP server",
+         *       "scopes_supported": [
+         *         "posts:read"
+         *       ]
+         *     }
+         */
+        ProtectedResourceMetadata: {
+            /** @description Issuers whose tokens it accepts (RFC 8414 metadata at their root) */
+            authorization_servers: string[];
+            bearer_methods_supported: string[];
+            /** @description This MCP server's URL */
+            resource: string;
+            resource_name: string;
+            scopes_supported: string[];
+        };
+        /**
+         * @example {
+         *       "description": "What should we build next?",
+         *       "id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "name": "Ideas",
+         *       "post_count": 42,
+         *       "slug": "ideas"
+         *     }
+         */
+        PublicBoard: {
+            description: ((string | null) | null) | null;
+            id: string;
+            name: string;
+            /** @description Posts on the board, merged ones left out */
+            post_count: number;
+            slug: string;
+        };
+        /**
+         * @example {
+         *       "body_html": "<p>Switch it on under <strong>Settings</strong>.</p>\n",
+         *       "id": "chg_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "posts": [
+         *         {
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "title": "Dark mode"
+         *         }
+         *       ],
+         *       "published_at": "2026-11-24T09:00:00.000Z",
+         *       "title": "Dark mode is here"
+         *     }
+         */
+        PublicChangelogEntry: {
+            /** @description Sanitised HTML */
+            body_html: string;
+            id: string;
+            /** @description Linked posts on public boards; posts on private boards are left out */
+            posts: {
+                id: string;
+                title: string;
+            }[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            published_at: string;
+            title: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "body_html": "<p>Switch it on under <strong>Settings</strong>.</p>\n",
+         *           "id": "chg_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "posts": [
+         *             {
+         *               "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "title": "Dark mode"
+         *             }
+         *           ],
+         *           "published_at": "2026-11-24T09:00:00.000Z",
+         *           "title": "Dark mode is here"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        PublicChangelogPage: {
+            items: components["schemas"]["PublicChangelogEntry"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @description Public comments are never internal
+         * @example {
+         *       "body": "Same here, please!",
+         *       "email": "grace@customer.example"
+         *     }
+         */
+        PublicCommentCreate: {
+            body: string;
+            /**
+             * Format: email
+             * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+             */
+            email?: string;
+            /** @description Reply to this public comment of the same post */
+            parent_id?: string;
+        };
+        /**
+         * @example {
+         *       "author": {
+         *         "email": null,
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "name": "Grace Hopper",
+         *         "type": "end_user"
+         *       },
+         *       "board": "ideas",
+         *       "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "body": "Our support team works nights.",
+         *       "comment_count": 3,
+         *       "comments": [
+         *         {
+         *           "author": {
+         *             "email": null,
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "body": "We need this for our EU rollout.",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "cmt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "internal": false,
+         *           "parent_id": null,
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "updated_at": "2026-11-22T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "labels": [
+         *         "ui"
+         *       ],
+         *       "merged_into": null,
+         *       "owner_user_id": null,
+         *       "status": "Planned",
+         *       "status_history": [
+         *         {
+         *           "changed_at": "2026-11-22T09:30:00.000Z",
+         *           "status": "Open",
+         *           "status_kind": "open"
+         *         }
+         *       ],
+         *       "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status_kind": "planned",
+         *       "title": "Dark mode",
+         *       "tracker_issue": null,
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "verified": true,
+         *       "votes": 12
+         *     }
+         */
+        PublicPost: {
+            author: components["schemas"]["Author"];
+            /** @description Board slug */
+            board: string;
+            board_id: string;
+            body: string;
+            /** @description Public comments; internal notes are not counted */
+            comment_count: number;
+            /** @description The first 100 public comments, oldest first; `comment_count` tells whether there are more */
+            comments: components["schemas"]["Comment"][];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            /** @description Label slugs */
+            labels: string[];
+            merged_into: ((string | null) | null) | null;
+            /** @description The member responsible for the post; hidden (null) on public routes */
+            owner_user_id: ((string | null) | null) | null;
+            /** @description Status name */
+            status: string;
+            /** @description Every status the post has had, oldest first (the first is the status it was created in); who changed it is not public */
+            status_history: components["schemas"]["PublicStatusChange"][];
+            status_id: string;
+            /** @enum {string} */
+            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+            title: string;
+            tracker_issue: components["schemas"]["TrackerIssue"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description False while the author is an anonymous visitor who has not confirmed their e-mail address (it turns true for all their posts when they do); posts by members, keys and identified end users are true */
+            verified: boolean;
+            /** @description Public reads with an end-user session (`Authorization: Bearer`) only: whether that end user has voted for the post. Absent without a session and on the other routes */
+            voted?: boolean;
+            votes: number;
+        };
+        /**
+         * @example {
+         *       "body": "Our support team works nights.",
+         *       "email": "grace@customer.example",
+         *       "title": "Dark mode"
+         *     }
+         */
+        PublicPostCreate: {
+            body?: string;
+            /**
+             * Format: email
+             * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+             */
+            email?: string;
+            /** @description The post's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
+            title: string;
+        };
+        /**
+         * @example {
+         *       "color": "#3b82f6",
+         *       "id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "kind": "planned",
+         *       "name": "Planned",
+         *       "position": 1
+         *     }
+         */
+        PublicStatus: {
+            color: string;
+            id: string;
+            /** @enum {string} */
+            kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+            name: string;
+            position: number;
+        };
+        /**
+         * @example {
+         *       "changed_at": "2026-11-22T09:30:00.000Z",
+         *       "status": "Planned",
+         *       "status_kind": "planned"
+         *     }
+         */
+        PublicStatusChange: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            changed_at: string;
+            /** @description The status the post moved to */
+            status: string;
+            /** @enum {string} */
+            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+        };
+        /**
+         * @example {
+         *       "email": "grace@customer.example"
+         *     }
+         */
+        PublicVoteToggle: {
+            /**
+             * Format: email
+             * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
+             */
+            email?: string;
+        };
+        /**
+         * @example {
+         *       "boards": [
+         *         {
+         *           "description": null,
+         *           "id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Ideas",
+         *           "post_count": 42,
+         *           "slug": "ideas"
+         *         }
+         *       ],
+         *       "statuses": [
+         *         {
+         *           "color": "#3b82f6",
+         *           "id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "kind": "planned",
+         *           "name": "Planned",
+         *           "position": 1
+         *         }
+         *       ],
+         *       "workspace": {
+         *         "favicon_url": null,
+         *         "logo_url": null,
+         *         "name": "Acme",
+         *         "settings": {
+         *           "accent_color": "#8b5cf6",
+         *           "allow_anonymous": true,
+         *           "brand_color": "#8b5cf6",
+         *           "default_board": "ideas"
+         *         },
+         *         "slug": "acme"
+         *       }
+         *     }
+         */
+        PublicWorkspace: {
+            /** @description Public boards only */
+            boards: components["schemas"]["PublicBoard"][];
+            /** @description In workflow order */
+            statuses: components["schemas"]["PublicStatus"][];
+            workspace: {
+                favicon_url: ((string | null) | null) | null;
+                logo_url: ((string | null) | null) | null;
+                name: string;
+                settings: {
+                    /** @description The widget's and portal's accent colour (`#rrggbb`): the workspace's `settings.brand_color`, or null for the default */
+                    accent_color: ((string | null) | null) | null;
+                    /** @description Anonymous visitors may post and vote with an e-mail address */
+                    allow_anonymous: boolean;
+                    brand_color: ((string | null) | null) | null;
+                    /** @description The board the widget opens on: `settings.default_board` when it names a public board, else the oldest public board; null without public boards */
+                    default_board: ((string | null) | null) | null;
+                };
+                slug: string;
+            };
+        };
+        /**
+         * @example {
+         *       "groups": [
+         *         {
+         *           "items": [
+         *             {
+         *               "author": {
+         *                 "email": null,
+         *                 "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *                 "name": "Grace Hopper",
+         *                 "type": "end_user"
+         *               },
+         *               "board": "ideas",
+         *               "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "body": "Our support team works nights.",
+         *               "comment_count": 3,
+         *               "created_at": "2026-11-22T09:30:00.000Z",
+         *               "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "labels": [
+         *                 "ui"
+         *               ],
+         *               "merged_into": null,
+         *               "owner_user_id": null,
+         *               "status": "Planned",
+         *               "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "status_kind": "planned",
+         *               "title": "Dark mode",
+         *               "tracker_issue": null,
+         *               "updated_at": "2026-11-23T14:05:12.345Z",
+         *               "verified": true,
+         *               "votes": 12
+         *             }
+         *           ],
+         *           "status_kind": "planned",
+         *           "statuses": [
+         *             "Planned"
+         *           ],
+         *           "total": 1
+         *         },
+         *         {
+         *           "items": [],
+         *           "status_kind": "in_progress",
+         *           "statuses": [
+         *             "In progress"
+         *           ],
+         *           "total": 0
+         *         },
+         *         {
+         *           "items": [],
+         *           "status_kind": "complete",
+         *           "statuses": [
+         *             "Done"
+         *           ],
+         *           "total": 0
+         *         }
+         *       ]
+         *     }
+         */
+        Roadmap: {
+            /** @description Always the three groups planned, in_progress, complete, in that order */
+            groups: {
+                /** @description Top 50 by votes, newest first on ties */
+                items: components["schemas"]["Post"][];
+                /** @enum {string} */
+                status_kind: "planned" | "in_progress" | "complete";
+                /** @description Names of the statuses of this kind, in workflow order */
+                statuses: string[];
+                /** @description Public posts in this group; `items` holds at most 50 */
+                total: number;
+            }[];
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "domain": "mail.acme.example",
+         *       "from_address": "feedback@mail.acme.example",
+         *       "last_checked_at": null,
+         *       "records": [
+         *         {
+         *           "name": "mail.acme.example",
+         *           "purpose": "spf",
+         *           "type": "TXT",
+         *           "value": "v=spf1 include:chorus.example ~all",
+         *           "verified": false
+         *         }
+         *       ],
+         *       "status": "pending",
+         *       "verified_at": null
+         *     }
+         */
+        SendingDomain: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            domain: string;
+            /** @description Notification e-mail goes out from this address once verified */
+            from_address: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            last_checked_at: ((string | null) | null) | null;
+            /** @description Add these to the domain’s DNS; the status turns `verified` when all are found */
+            records: {
+                name: string;
+                /** @enum {string} */
+                purpose: "spf" | "dkim" | "return_path";
+                /** @enum {string} */
+                type: "TXT" | "CNAME";
+                value: string;
+                /** @description Whether the last lookup found it */
+                verified: boolean;
+            }[];
+            /** @enum {string} */
+            status: "pending" | "verified";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            verified_at: ((string | null) | null) | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @example {
+         *       "domain": "mail.acme.example"
+         *     }
+         */
+        SendingDomainCreate: {
+            /**
+             * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
+             * @example mail.acme.com
+             */
+            domain: string;
+        };
+        /**
+         * @example {
+         *       "color": "#3b82f6",
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "is_default": false,
+         *       "kind": "planned",
+         *       "name": "Planned",
+         *       "position": 1,
+         *       "post_count": 7
+         *     }
+         */
+        Status: {
+            color: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            is_default: boolean;
+            /** @enum {string} */
+            kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+            name: string;
+            position: number;
+            /** @description Posts with this status, not counting posts merged into others */
+            post_count: number;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "from_status": "Open",
+         *         "post": {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         },
+         *         "to_status": "Planned"
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "status.changed",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        StatusChangedEvent: {
+            data: {
+                /** @description Status name before */
+                from_status: string;
+                post: components["schemas"]["Post"];
+                /** @description Status name after */
+                to_status: string;
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "status.changed";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "color": "#3b82f6",
+         *       "kind": "planned",
+         *       "name": "Planned"
+         *     }
+         */
+        StatusCreate: {
+            /** @example #8b5cf6 */
+            color?: string;
+            /** @description Make this the status new posts get (the previous default stops being one) */
+            is_default?: boolean;
+            /** @enum {string} */
+            kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+            /** @description Unique in the workspace */
+            name: string;
+            /** @description 0-based place in the workflow order; a value past the end puts the status last */
+            position?: number;
+        };
+        /**
+         * @example {
+         *       "name": "Up next",
+         *       "position": 2
+         *     }
+         */
+        StatusUpdate: {
+            /** @example #8b5cf6 */
+            color?: string;
+            /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
+            is_default?: boolean;
+            /** @enum {string} */
+            kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
+            /** @description Unique in the workspace */
+            name?: string;
+            /** @description 0-based place in the workflow order; a value past the end puts the status last */
+            position?: number;
+        };
+        /**
+         * @example {
+         *       "access_token_expires_at": "2026-11-22T09:30:00.000Z",
+         *       "expires_in": 900,
+         *       "refresh_token_expires_at": "2026-11-23T14:05:12.345Z",
+         *       "token_type": "cookie"
+         *     }
+         */
+        Token: {
+            /** Format: date-time */
+            access_token_expires_at: string;
+            /** @description Seconds until the new access_token cookie expires */
+            expires_in: number;
+            /** Format: date-time */
+            refresh_token_expires_at: string;
+            /**
+             * @description Tokens travel only in HttpOnly cookies, never in the body
+             * @constant
+             */
+            token_type: "cookie";
+        };
+        /**
+         * @example {
+         *       "token": "evt_token_from_the_email"
+         *     }
+         */
+        TokenRequest: {
+            token: string;
+        };
+        /**
+         * @description The issue made from this post in the connected tracker (POST /posts/{post_id}/tracker-issue); null before, and on public routes
+         * @example {
+         *       "id": "9cfb482a-81e3-4154-b5b9-2c805e70a02d",
+         *       "identifier": "ENG-42",
+         *       "url": "https://linear.app/acme/issue/ENG-42"
+         *     }
+         */
+        TrackerIssue: (({
+            /** @description The tracker's issue id */
+            id: string;
+            /** @description The human-readable key, e.g. ENG-42 */
+            identifier: string;
+            /** @description The issue in the tracker */
+            url: string;
+        } | null) | null) | null;
+        /**
+         * @example {
+         *       "team_id": "72b2a2dc-6f4f-4423-9d34-24b5bd10634a"
+         *     }
+         */
+        TrackerIssueCreate: {
+            /** @description A team id from GET /workspaces/{slug}/integrations/tracker/teams */
+            team_id: string;
+        };
+        /**
+         * @example {
+         *       "code": "a1b2c3",
+         *       "redirect_uri": "https://app.example.com/integrations/tracker/callback",
+         *       "state": "1795400400.bm9uY2U.c2lnbmF0dXJl"
+         *     }
+         */
+        TrackerOAuthCallback: {
+            /** @description The `code` the provider added to the redirect */
+            code: string;
+            /** @description The redirect URI used in the authorize step, when the provider needs it repeated */
+            redirect_uri?: string;
+            /** @description The `state` the provider echoed back: the `oauth_state` this session got from GET /integrations */
+            state: string;
+        };
+        /**
+         * @example {
+         *       "id": "72b2a2dc-6f4f-4423-9d34-24b5bd10634a",
+         *       "key": "ENG",
+         *       "name": "Engineering"
+         *     }
+         */
+        TrackerTeam: {
+            id: string;
+            /** @description The prefix of its issue identifiers, e.g. ENG */
+            key: string;
+            name: string;
+        };
+        /**
+         * @example {
+         *       "outcome": "applied",
+         *       "received": true
+         *     }
+         */
+        TrackerWebhookResult: {
+            /** @enum {string} */
+            outcome: "applied" | "ignored";
+            received: boolean;
+        };
+        /**
+         * @example {
+         *       "role": "admin"
+         *     }
+         */
+        UpdateMemberRoleRequest: {
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        /**
+         * @example {
+         *       "avatar_url": null,
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "email": "ada@acme.example",
+         *       "email_verified": true,
+         *       "id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "locale": "en",
+         *       "name": "Ada Lovelace"
+         *     }
+         */
+        User: {
+            avatar_url: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** Format: email */
+            email: string;
+            email_verified: boolean;
+            /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            locale: string;
+            name: ((string | null) | null) | null;
+        };
+        /**
+         * @description One consistent snapshot, streamed
+         * @example {
+         *       "api_keys_created": [],
+         *       "comments": [],
+         *       "counts": {
+         *         "posts": 0
+         *       },
+         *       "exported_at": "2026-11-24T10:00:00.000Z",
+         *       "format": "chorus-user-export",
+         *       "memberships": [],
+         *       "notification_subscriptions": [],
+         *       "notifications": [],
+         *       "posts": [],
+         *       "sessions": [],
+         *       "user": {
+         *         "email": "ada@example.com",
+         *         "id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       },
+         *       "version": 1,
+         *       "votes": []
+         *     }
+         */
+        UserExport: {
+            /** @description API keys the user created, without hashes */
+            api_keys_created: {
+                [key: string]: unknown;
+            }[];
+            /** @description Comments the user wrote */
+            comments: {
+                [key: string]: unknown;
+            }[];
+            /** @description Rows written per section */
+            counts: {
+                [key: string]: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the snapshot was taken
+             */
+            exported_at: string;
+            /** @constant */
+            format: "chorus-user-export";
+            /** @description Workspaces the user belongs to or is invited to, with slug, name and role */
+            memberships: {
+                [key: string]: unknown;
+            }[];
+            /** @description Notification settings */
+            notification_subscriptions: {
+                [key: string]: unknown;
+            }[];
+            /** @description Notifications the user received (subject, type, channel, dates) */
+            notifications: {
+                [key: string]: unknown;
+            }[];
+            /** @description Posts the user wrote, in every workspace */
+            posts: {
+                [key: string]: unknown;
+            }[];
+            /** @description Sign-in sessions: user agent and dates, never tokens */
+            sessions: {
+                [key: string]: unknown;
+            }[];
+            /** @description The profile */
+            user: {
+                [key: string]: unknown;
+            };
+            /** @description Export format version; 1 today */
+            version: number;
+            /** @description The user's votes */
+            votes: {
+                [key: string]: unknown;
+            }[];
+        };
+        /**
+         * @example {
+         *       "locale": "en-GB",
+         *       "name": "Ada King"
+         *     }
+         */
+        UserUpdate: {
+            /** @description BCP 47 language tag such as `en` or `pt-BR` */
+            locale?: string;
+            name?: string;
+        };
+        ValidationIssue: {
+            /**
+             * @description Where: `body`, `query`, `path` or `header`, then the field path
+             * @example [
+             *       "body",
+             *       "title"
+             *     ]
+             */
+            loc: (string | number)[];
+            /** @example Expected string */
+            msg: string;
+            /**
+             * @description The kind of failure, e.g. `string`, `enum`, `missing`, `value_error`
+             * @example string
+             */
+            type: string;
+        };
+        /**
+         * @description A pending claim of an e-mail identity; poll GET /public/{workspace_slug}/visitors/{claim_id}
+         * @example {
+         *       "claim_id": "pZ3Qm1nV8cKx0T4bLr7sYwE2hJ6dFgA9uC5iN0oPqRs",
+         *       "expires_at": "2026-11-23T15:05:12.345Z"
+         *     }
+         */
+        VisitorClaim: {
+            /** @description A secret: whoever holds it receives the session once the link is clicked. Keep it in the browser that asked, send it nowhere else */
+            claim_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            expires_at: string;
+        };
+        /**
+         * @example {
+         *       "end_user": {
+         *         "avatar_url": null,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "email": "grace@customer.example",
+         *         "external_id": null,
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "name": "Grace Hopper",
+         *         "verified": true
+         *       },
+         *       "session_expires_at": "2026-11-23T14:05:12.345Z",
+         *       "session_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJldV8uLi4ifQ.c2lnbmF0dXJl",
+         *       "status": "confirmed"
+         *     }
+         */
+        VisitorClaimConfirmed: {
+            end_user: components["schemas"]["EndUser"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            session_expires_at: string;
+            /** @description Send as `Authorization: Bearer` on the public routes; answered once per claim */
+            session_token: string;
+            /** @constant */
+            status: "confirmed";
+        };
+        /**
+         * @description The link in the e-mail has not been clicked yet: poll again in a few seconds
+         * @example {
+         *       "status": "pending"
+         *     }
+         */
+        VisitorClaimPending: {
+            /** @constant */
+            status: "pending";
+        };
+        /**
+         * @example {
+         *       "email": "grace@customer.example"
+         *     }
+         */
+        VisitorClaimRequest: {
+            /** Format: email */
+            email: string;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "vote_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "verified": true,
+         *       "voter": {
+         *         "email": "grace@customer.example",
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "name": "Grace Hopper",
+         *         "type": "end_user",
+         *         "verified": true
+         *       }
+         *     }
+         */
+        Vote: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            post_id: string;
+            /** @description The voter's state: False while the voter is an anonymous visitor who has not confirmed their e-mail address (true for members and identified end users); it turns true for all their votes when they confirm */
+            verified: boolean;
+            voter: {
+                email: ((string | null) | null) | null;
+                id: string;
+                name: ((string | null) | null) | null;
+                /** @enum {string} */
+                type: "member" | "end_user";
+                /** @description False while the voter is an anonymous visitor who has not confirmed their e-mail address (true for members and identified end users); it turns true for all their votes when they confirm */
+                verified: boolean;
+            };
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "vote": {
+         *           "id": "vote_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "voter": {
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "type": "end_user"
+         *           }
+         *         },
+         *         "votes": 13
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "vote.created",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        VoteCreatedEvent: {
+            data: {
+                vote: components["schemas"]["VoteEventVote"];
+                /** @description The post's vote count after the change */
+                votes: number;
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "vote.created";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "vote": {
+         *           "id": "vote_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "voter": {
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "type": "end_user"
+         *           }
+         *         },
+         *         "votes": 12
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "vote.deleted",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        VoteDeletedEvent: {
+            data: {
+                vote: components["schemas"]["VoteEventVote"];
+                /** @description The post's vote count after the change */
+                votes: number;
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "vote.deleted";
+            workspace_id: string;
+        };
+        VoteEventVote: {
+            id: string;
+            post_id: string;
+            voter: {
+                id: string;
+                /** @enum {string} */
+                type: "member" | "end_user";
+            };
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "vote_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "verified": true,
+         *           "voter": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user",
+         *             "verified": true
+         *           }
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        VotePage: {
+            items: components["schemas"]["Vote"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @description With a key, name the end user; with a session, leave both out to vote as yourself
+         * @example {
+         *       "email": "grace@customer.example"
+         *     }
+         */
+        VoteToggle: {
+            /** Format: email */
+            email?: string;
+            end_user_id?: string;
+        };
+        /**
+         * @example {
+         *       "verified": true,
+         *       "voted": true,
+         *       "votes": 13
+         *     }
+         */
+        VoteToggleResult: {
+            /** @description False while the voter is an anonymous visitor who has not confirmed their e-mail address (true for members and identified end users); it turns true for all their votes when they confirm */
+            verified: boolean;
+            /** @description Whether the voter now has a vote on the post */
+            voted: boolean;
+            votes: number;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "description": "CRM sync",
+         *       "disabled_reason": null,
+         *       "enabled": true,
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ],
+         *       "id": "wh_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "url": "https://hooks.acme.example/chorus"
+         *     }
+         */
+        Webhook: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            description: ((string | null) | null) | null;
+            /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+            disabled_reason: ((string | null) | null) | null;
+            enabled: boolean;
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            url: string;
+        };
+        /**
+         * @example {
+         *       "description": "CRM sync",
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ],
+         *       "url": "https://hooks.acme.example/chorus"
+         *     }
+         */
+        WebhookCreate: {
+            description?: ((string | null) | null) | null;
+            /** @description Event kinds to receive */
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            /**
+             * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+             * @example https://example.com/chorus-hook
+             */
+            url: string;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "description": "CRM sync",
+         *       "disabled_reason": null,
+         *       "enabled": true,
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ],
+         *       "id": "wh_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "url": "https://hooks.acme.example/chorus"
+         *     }
+         */
+        WebhookCreated: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            description: ((string | null) | null) | null;
+            /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+            disabled_reason: ((string | null) | null) | null;
+            enabled: boolean;
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            id: string;
+            /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            url: string;
+        };
+        /**
+         * @example {
+         *       "attempt": 1,
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "duration_ms": 84,
+         *       "error": null,
+         *       "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "event_type": "post.created",
+         *       "id": "dlv_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "response_body": "ok",
+         *       "response_status": 200,
+         *       "success": true,
+         *       "webhook_id": "wh_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        WebhookDeliveryLog: {
+            /** @description 1 for the first attempt */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            duration_ms: number;
+            error: ((string | null) | null) | null;
+            /** @description Also the `webhook-id` header of the delivery */
+            event_id: string;
+            event_type: string;
+            id: string;
+            /** @description The first 4 KiB */
+            response_body: ((string | null) | null) | null;
+            response_status: (number | null) | null;
+            success: boolean;
+            webhook_id: string;
+        };
+        /**
+         * @example {
+         *       "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "log_id": "dlv_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "queued",
+         *       "webhook_id": "wh_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        WebhookRetry: {
+            /** @description The re-sent event: the same `webhook-id` as before */
+            event_id: string;
+            log_id: string;
+            /** @constant */
+            status: "queued";
+            webhook_id: string;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "description": "CRM sync",
+         *       "disabled_reason": null,
+         *       "enabled": true,
+         *       "events": [
+         *         "post.created",
+         *         "status.changed"
+         *       ],
+         *       "id": "wh_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "previous_secret_expires_at": "2026-11-23T14:05:12.345Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "url": "https://hooks.acme.example/chorus"
+         *     }
+         */
+        WebhookSecretRotated: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            description: ((string | null) | null) | null;
+            /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
+            disabled_reason: ((string | null) | null) | null;
+            enabled: boolean;
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            previous_secret_expires_at: string;
+            /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
+            secret: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            url: string;
+        };
+        /**
+         * @example {
+         *       "enabled": false
+         *     }
+         */
+        WebhookUpdate: {
+            description?: ((string | null) | null) | null;
+            /** @description false stops deliveries and cancels pending ones; true resumes with new events */
+            enabled?: boolean;
+            /** @description Event kinds to receive */
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            /**
+             * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
+             * @example https://example.com/chorus-hook
+             */
+            url?: string;
+        };
+        /**
+         * @example {
+         *       "comped": false,
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "current_period_end": "2026-11-23T14:05:12.345Z",
+         *       "email_intake_token": "0f8c2d1e9a7b4c3d5e6f708192a3b4c5",
+         *       "favicon_url": null,
+         *       "id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "logo_url": null,
+         *       "name": "Acme",
+         *       "past_due_since": null,
+         *       "plan": "startup",
+         *       "role": "owner",
+         *       "settings": {
+         *         "allow_anonymous": true
+         *       },
+         *       "slug": "acme",
+         *       "subscription_status": "active"
+         *     }
+         */
+        Workspace: {
+            comped: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            current_period_end: ((string | null) | null) | null;
+            /**
+             * @description Admins and the owner only (null for members and API keys): mail to `{email_intake_token}@{INBOUND_EMAIL_DOMAIN}` becomes feedback. Rotate it with POST /workspaces/{slug}/email-intake/rotate-token.
+             * @example 0f8c2d1e9a7b4c3d5e6f708192a3b4c5
+             */
+            email_intake_token: ((string | null) | null) | null;
+            favicon_url: ((string | null) | null) | null;
+            id: string;
+            logo_url: ((string | null) | null) | null;
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            past_due_since: ((string | null) | null) | null;
+            /** @enum {string} */
+            plan: "free" | "startup" | "scale" | "business";
+            /**
+             * @description The caller's role; null for API keys
+             * @enum {string|null|null}
+             */
+            role: "owner" | "admin" | "member" | null;
+            settings: {
+                [key: string]: unknown;
+            };
+            slug: string;
+            /** @enum {string} */
+            subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+        };
+        /**
+         * @example {
+         *       "name": "Acme",
+         *       "slug": "acme"
+         *     }
+         */
+        WorkspaceCreate: {
+            name: string;
+            /** @example acme */
+            slug: string;
+        };
+        /**
+         * @description One consistent snapshot, streamed
+         * @example {
+         *       "api_keys": [],
+         *       "boards": [],
+         *       "changelog_entries": [],
+         *       "comments": [],
+         *       "counts": {
+         *         "members": 0
+         *       },
+         *       "end_users": [],
+         *       "exported_at": "2026-11-24T10:00:00.000Z",
+         *       "format": "chorus-workspace-export",
+         *       "labels": [],
+         *       "members": [],
+         *       "posts": [],
+         *       "status_changes": [],
+         *       "statuses": [],
+         *       "version": 1,
+         *       "votes": [],
+         *       "webhooks": [],
+         *       "workspace": {
+         *         "id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "slug": "acme"
+         *       }
+         *     }
+         */
+        WorkspaceExport: {
+            /** @description API keys: name, start, scopes and dates, without hashes */
+            api_keys: {
+                [key: string]: unknown;
+            }[];
+            /** @description Boards */
+            boards: {
+                [key: string]: unknown;
+            }[];
+            /** @description Changelog entries (drafts included), each with post_ids */
+            changelog_entries: {
+                [key: string]: unknown;
+            }[];
+            /** @description Comments, internal ones included */
+            comments: {
+                [key: string]: unknown;
+            }[];
+            /** @description Rows written per section */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description End users (customers) with their e-mail addresses */
+            end_users: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the snapshot was taken
+             */
+            exported_at: string;
+            /** @constant */
+            format: "chorus-workspace-export";
+            /** @description Labels */
+            labels: {
+                [key: string]: unknown;
+            }[];
+            /** @description Members with user_id, email, name, role, status */
+            members: {
+                [key: string]: unknown;
+            }[];
+            /** @description Posts, each with label_ids */
+            posts: {
+                [key: string]: unknown;
+            }[];
+            /** @description Status history of the posts */
+            status_changes: {
+                [key: string]: unknown;
+            }[];
+            /** @description Statuses */
+            statuses: {
+                [key: string]: unknown;
+            }[];
+            /** @description Export format version; 1 today */
+            version: number;
+            /** @description Votes */
+            votes: {
+                [key: string]: unknown;
+            }[];
+            /** @description Webhook endpoints, without signing secrets */
+            webhooks: {
+                [key: string]: unknown;
+            }[];
+            /** @description The workspace row (without its intake token) */
+            workspace: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * @example {
+         *       "comments": {
+         *         "internal": 7,
+         *         "public": 50,
+         *         "total": 57
+         *       },
+         *       "end_users": {
+         *         "total": 120,
+         *         "verified": 104
+         *       },
+         *       "posts": {
+         *         "by_status": [
+         *           {
+         *             "count": 7,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned"
+         *           }
+         *         ],
+         *         "total": 42
+         *       },
+         *       "trend": [
+         *         {
+         *           "comments": 4,
+         *           "date": "2026-11-22",
+         *           "posts": 3,
+         *           "votes": 21
+         *         }
+         *       ],
+         *       "votes": {
+         *         "total": 310,
+         *         "verified": 296
+         *       }
+         *     }
+         */
+        WorkspaceMetrics: {
+            comments: {
+                internal: number;
+                public: number;
+                total: number;
+            };
+            end_users: {
+                total: number;
+                /** @description Identified end users and anonymous visitors who confirmed their e-mail address */
+                verified: number;
+            };
+            posts: {
+                /** @description Every status of the workspace in workflow order, zeros included */
+                by_status: {
+                    count: number;
+                    status: string;
+                    status_id: string;
+                    /** @enum {string} */
+                    status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+                }[];
+                /** @description Posts, merged ones left out */
+                total: number;
+            };
+            /** @description The last 30 UTC days, oldest first, today last; days without activity are zeros */
+            trend: {
+                comments: number;
+                /**
+                 * Format: date
+                 * @example 2026-11-22
+                 */
+                date: string;
+                posts: number;
+                votes: number;
+            }[];
+            votes: {
+                total: number;
+                /** @description Votes of members and verified end users: unconfirmed anonymous visitors (`verified: false`) are left out. Weigh demand by this */
+                verified: number;
+            };
+        };
+        /**
+         * @example {
+         *       "comped": false,
+         *       "plan": "scale",
+         *       "subscription_status": "active"
+         *     }
+         */
+        WorkspaceSubscriptionUpdate: {
+            comped?: boolean;
+            /** Format: date-time */
+            current_period_end?: ((string | null) | null) | null;
+            /** Format: date-time */
+            past_due_since?: ((string | null) | null) | null;
+            /** @enum {string} */
+            plan?: "free" | "startup" | "scale" | "business";
+            /** @enum {string} */
+            subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
+        };
+        /**
+         * @example {
+         *       "name": "Acme Inc",
+         *       "settings": {
+         *         "allow_anonymous": false,
+         *         "default_board": "ideas"
+         *       }
+         *     }
+         */
+        WorkspaceUpdate: {
+            name?: string;
+            settings?: {
+                /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
+                allow_anonymous?: boolean;
+                /** @description The portal's and widget's accent colour (public as `accent_color`) */
+                brand_color?: ((string | null) | null) | null;
+                /** @description The slug of the public board the widget opens on (default: the oldest public board) */
+                default_board?: ((string | null) | null) | null;
+            };
+            /** @example acme */
+            slug?: string;
         };
     };
     responses: never;
@@ -1179,6 +6028,120 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    oauthServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthServerMetadata"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ProtectedResourceMetadata (RFC 9728) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMcpProtectedResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description ProtectedResourceMetadata (RFC 9728) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadata"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     acceptInvite: {
         parameters: {
             query?: never;
@@ -1189,21 +6152,9 @@ export interface operations {
                 refresh_token?: string;
             };
         };
-        /** @description AcceptInviteRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    token: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    name: string;
-                    token: string;
-                };
-                "multipart/form-data": {
-                    name: string;
-                    token: string;
-                };
+                "application/json": components["schemas"]["AcceptInviteRequest"];
             };
         };
         responses: {
@@ -1216,28 +6167,124 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UserResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** Format: email */
-                        email: string;
-                        email_verified: boolean;
-                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        locale: string;
-                        name: ((string | null) | null) | null;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    finishIdpLogin: {
+        parameters: {
+            query?: {
+                code?: string;
+                error?: string;
+                error_description?: string;
+                error_uri?: string;
+                iss?: string;
+                session_state?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: {
+                access_token?: string;
+                idp_oauth_state?: string;
+                refresh_token?: string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redirect; `Location` names the next step */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startIdpLogin: {
+        parameters: {
+            query?: {
+                data_region?: "US" | "EU";
+                locale?: string;
+                redirect_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: {
+                access_token?: string;
+                idp_oauth_state?: string;
+                refresh_token?: string;
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Redirect; `Location` names the next step */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failed (HTTPValidationError) */
             422: {
@@ -1269,18 +6316,9 @@ export interface operations {
                 refresh_token?: string;
             };
         };
-        /** @description ImpersonateApplyRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    token: string;
-                };
-                "multipart/form-data": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["ImpersonateApplyRequest"];
             };
         };
         responses: {
@@ -1293,27 +6331,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UserResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** Format: email */
-                        email: string;
-                        email_verified: boolean;
-                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        locale: string;
-                        name: ((string | null) | null) | null;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1363,9 +6387,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["Acknowledgement"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1395,24 +6417,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description MagicLinkRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    redirect_to?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** Format: email */
-                    email: string;
-                    redirect_to?: string;
-                };
-                "multipart/form-data": {
-                    /** Format: email */
-                    email: string;
-                    redirect_to?: string;
-                };
+                "application/json": components["schemas"]["MagicLinkRequest"];
             };
         };
         responses: {
@@ -1431,9 +6438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["Acknowledgement"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1466,18 +6471,9 @@ export interface operations {
                 refresh_token?: string;
             };
         };
-        /** @description MagicLinkVerifyRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    token: string;
-                };
-                "multipart/form-data": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["MagicLinkVerifyRequest"];
             };
         };
         responses: {
@@ -1490,27 +6486,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UserResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** Format: email */
-                        email: string;
-                        email_verified: boolean;
-                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        locale: string;
-                        name: ((string | null) | null) | null;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1551,27 +6533,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UserResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** Format: email */
-                        email: string;
-                        email_verified: boolean;
-                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        locale: string;
-                        name: ((string | null) | null) | null;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -1606,25 +6574,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TokenResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        access_token_expires_at: string;
-                        /** @description Seconds until the new access_token cookie expires */
-                        expires_in: number;
-                        /** Format: date-time */
-                        refresh_token_expires_at: string;
-                        /**
-                         * @description Tokens travel only in HttpOnly cookies, never in the body
-                         * @constant
-                         */
-                        token_type: "cookie";
-                    };
+                    "application/json": components["schemas"]["Token"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1671,9 +6627,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["Acknowledgement"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -1694,18 +6648,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description TokenRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    token: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    token: string;
-                };
-                "multipart/form-data": {
-                    token: string;
-                };
+                "application/json": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
@@ -1724,9 +6669,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        status: string;
-                    };
+                    "application/json": components["schemas"]["Acknowledgement"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1777,11 +6720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        outcome: "applied" | "duplicate" | "ignored";
-                        received: boolean;
-                    };
+                    "application/json": components["schemas"]["BillingEventReceipt"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1830,26 +6769,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_private: boolean;
-                        name: string;
-                        /** @description Posts on the board, not counting posts merged into others */
-                        post_count: number;
-                        slug: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    }[];
+                    "application/json": components["schemas"]["Board"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1894,32 +6814,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description BoardResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_private: boolean;
-                        name: string;
-                        /** @description Posts on the board, not counting posts merged into others */
-                        post_count: number;
-                        slug: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Board"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -1952,6 +6853,7 @@ export interface operations {
                 q?: string;
                 sort?: "top" | "new" | "trending";
                 status?: string;
+                verified?: "true" | "false";
             };
             header?: never;
             path: {
@@ -1970,57 +6872,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostListResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            /** @description Board slug */
-                            board: string;
-                            board_id: string;
-                            body: string;
-                            /** @description Public comments; internal notes are not counted */
-                            comment_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            /** @description Label slugs */
-                            labels: string[];
-                            merged_into: ((string | null) | null) | null;
-                            /** @description The member responsible for the post; hidden (null) on public routes */
-                            owner_user_id: ((string | null) | null) | null;
-                            /** @description Status name */
-                            status: string;
-                            status_id: string;
-                            /** @enum {string} */
-                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            title: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                            votes: number;
-                        }[];
-                        page: number;
-                        per_page: number;
-                        total: number;
-                        total_pages: number;
-                    };
+                    "application/json": components["schemas"]["PostPage"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2052,45 +6910,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description PostCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    body?: string;
-                    /** Format: email */
-                    email?: string;
-                    /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
-                    end_user_id?: string;
-                    /** @description Label slugs */
-                    labels?: string[];
-                    /** @description A status name (case-insensitive) or id */
-                    status?: string;
-                    title: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    body?: string;
-                    /** Format: email */
-                    email?: string;
-                    /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
-                    end_user_id?: string;
-                    /** @description Label slugs */
-                    labels?: string[];
-                    /** @description A status name (case-insensitive) or id */
-                    status?: string;
-                    title: string;
-                };
-                "multipart/form-data": {
-                    body?: string;
-                    /** Format: email */
-                    email?: string;
-                    /** @description Act for this end user; with `email` instead, an unknown address creates the end user */
-                    end_user_id?: string;
-                    /** @description Label slugs */
-                    labels?: string[];
-                    /** @description A status name (case-insensitive) or id */
-                    status?: string;
-                    title: string;
-                };
+                "application/json": components["schemas"]["PostCreate"];
             };
         };
         responses: {
@@ -2103,51 +6925,265 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        /** @description Board slug */
-                        board: string;
-                        board_id: string;
-                        body: string;
-                        /** @description Public comments; internal notes are not counted */
-                        comment_count: number;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /** @description Label slugs */
-                        labels: string[];
-                        merged_into: ((string | null) | null) | null;
-                        /** @description The member responsible for the post; hidden (null) on public routes */
-                        owner_user_id: ((string | null) | null) | null;
-                        /** @description Status name */
-                        status: string;
-                        status_id: string;
-                        /** @enum {string} */
-                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        title: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChangelogEntries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+                state?: "draft" | "published";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangelogEntryPage"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createChangelogEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangelogEntryCreate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangelogEntry"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getChangelogEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangelogEntry"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteChangelogEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateChangelogEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entry_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangelogEntryUpdate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangelogEntry"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2190,37 +7226,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CommentResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        body: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        internal: boolean;
-                        parent_id: ((string | null) | null) | null;
-                        post_id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Comment"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2299,18 +7311,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description CommentUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    body: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    body: string;
-                };
-                "multipart/form-data": {
-                    body: string;
-                };
+                "application/json": components["schemas"]["CommentUpdate"];
             };
         };
         responses: {
@@ -2323,37 +7326,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CommentResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        body: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        internal: boolean;
-                        parent_id: ((string | null) | null) | null;
-                        post_id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Comment"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2363,6 +7342,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactRequest"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactResponse"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContactChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An ALTCHA v2 challenge (HMAC-signed), for altcha-lib or the ALTCHA widget to solve */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactChallenge"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -2400,13 +7468,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        database: "ok" | "unavailable";
-                        /** @enum {string} */
-                        status: "ok" | "degraded";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Health"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -2424,13 +7486,111 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        database: "ok" | "unavailable";
-                        /** @enum {string} */
-                        status: "ok" | "degraded";
-                        version: string;
-                    };
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    receiveInboundEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "message/rfc822": string;
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboundEmailResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveTrackerWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrackerWebhookResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2461,18 +7621,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        color: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        name: string;
-                        slug: string;
-                    }[];
+                    "application/json": components["schemas"]["Label"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2504,30 +7653,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description LabelCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example #8b5cf6 */
-                    color?: ((string | null) | null) | null;
-                    name: string;
-                    /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
-                    slug?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @example #8b5cf6 */
-                    color?: ((string | null) | null) | null;
-                    name: string;
-                    /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
-                    slug?: string;
-                };
-                "multipart/form-data": {
-                    /** @example #8b5cf6 */
-                    color?: ((string | null) | null) | null;
-                    name: string;
-                    /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
-                    slug?: string;
-                };
+                "application/json": components["schemas"]["LabelCreate"];
             };
         };
         responses: {
@@ -2540,24 +7668,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LabelResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        color: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        name: string;
-                        slug: string;
-                    };
+                    "application/json": components["schemas"]["Label"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2640,29 +7757,420 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description LabelUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example #8b5cf6 */
-                    color?: ((string | null) | null) | null;
-                    name?: string;
-                    /** @example acme */
-                    slug?: string;
+                "application/json": components["schemas"]["LabelUpdate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Label"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JsonRpcResponse: the MCP answer (`result` or `error`); requests that are only notifications get 202 without a body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthAuthorize: {
+        parameters: {
+            query: {
+                client_id: string;
+                code_challenge: string;
+                code_challenge_method: string;
+                redirect_uri?: string;
+                resource?: string;
+                response_type: string;
+                scope?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description To the consent page, to sign-in, or (errors) to the client with `error` */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An HTML error page: unknown client or unregistered redirect URI */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConsentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentRequest"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decideConsentRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConsentDecision"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOAuthGrants: {
+        parameters: {
+            query: {
+                workspace_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthGrant"][];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOAuthGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                family_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthRegisterClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthClientMetadata"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The registered client */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClientInformation"];
+                };
+            };
+            /** @description OAuth error (invalid_request, invalid_grant, invalid_client_metadata, ...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client: unknown client, or wrong client secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oac_0mi9x2k3aq1b2c3d4e5f6g7h8",
+                 *       "token": "chorus_rt_..."
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
-                    /** @example #8b5cf6 */
-                    color?: ((string | null) | null) | null;
-                    name?: string;
-                    /** @example acme */
-                    slug?: string;
-                };
-                "multipart/form-data": {
-                    /** @example #8b5cf6 */
-                    color?: ((string | null) | null) | null;
-                    name?: string;
-                    /** @example acme */
-                    slug?: string;
+                    /** @description public clients */
+                    client_id?: string;
+                    /** @description The token */
+                    token: string;
+                    /** @enum {string} */
+                    token_type_hint?: "access_token" | "refresh_token";
                 };
             };
         };
@@ -2676,33 +8184,111 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LabelResponse */
+            /** @description Revoked (or nothing to revoke) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description OAuth error (invalid_request, invalid_grant, invalid_client_metadata, ...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client: unknown client, or wrong client secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    oauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "client_id": "oac_0mi9x2k3aq1b2c3d4e5f6g7h8",
+                 *       "grant_type": "refresh_token",
+                 *       "refresh_token": "chorus_rt_..."
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @description public clients */
+                    client_id?: string;
+                    /** @description authorization_code */
+                    code?: string;
+                    /** @description authorization_code */
+                    code_verifier?: string;
+                    /** @enum {string} */
+                    grant_type: "authorization_code" | "refresh_token";
+                    /** @description authorization_code */
+                    redirect_uri?: string;
+                    /** @description refresh_token */
+                    refresh_token?: string;
+                    /** @description optional */
+                    resource?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Tokens */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        color: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @example lbl_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        name: string;
-                        slug: string;
-                    };
+                    "application/json": components["schemas"]["OAuthTokenResponse"];
                 };
             };
-            /** @description Validation failed (HTTPValidationError) */
-            422: {
+            /** @description OAuth error (invalid_request, invalid_grant, invalid_client_metadata, ...) */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description invalid_client: unknown client, or wrong client secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -2736,51 +8322,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        /** @description Board slug */
-                        board: string;
-                        board_id: string;
-                        body: string;
-                        /** @description Public comments; internal notes are not counted */
-                        comment_count: number;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /** @description Label slugs */
-                        labels: string[];
-                        merged_into: ((string | null) | null) | null;
-                        /** @description The member responsible for the post; hidden (null) on public routes */
-                        owner_user_id: ((string | null) | null) | null;
-                        /** @description Status name */
-                        status: string;
-                        status_id: string;
-                        /** @enum {string} */
-                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        title: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["Post"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -2859,45 +8407,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description PostUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Move the post to this board (slug) */
-                    board?: string;
-                    body?: string;
-                    /** @description Label slugs */
-                    labels?: string[];
-                    /** @description The member responsible for the post, or null */
-                    owner_user_id?: ((string | null) | null) | null;
-                    /** @description A status name (case-insensitive) or id */
-                    status?: string;
-                    title?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @description Move the post to this board (slug) */
-                    board?: string;
-                    body?: string;
-                    /** @description Label slugs */
-                    labels?: string[];
-                    /** @description The member responsible for the post, or null */
-                    owner_user_id?: ((string | null) | null) | null;
-                    /** @description A status name (case-insensitive) or id */
-                    status?: string;
-                    title?: string;
-                };
-                "multipart/form-data": {
-                    /** @description Move the post to this board (slug) */
-                    board?: string;
-                    body?: string;
-                    /** @description Label slugs */
-                    labels?: string[];
-                    /** @description The member responsible for the post, or null */
-                    owner_user_id?: ((string | null) | null) | null;
-                    /** @description A status name (case-insensitive) or id */
-                    status?: string;
-                    title?: string;
-                };
+                "application/json": components["schemas"]["PostUpdate"];
             };
         };
         responses: {
@@ -2910,51 +8422,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        /** @description Board slug */
-                        board: string;
-                        board_id: string;
-                        body: string;
-                        /** @description Public comments; internal notes are not counted */
-                        comment_count: number;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /** @description Label slugs */
-                        labels: string[];
-                        merged_into: ((string | null) | null) | null;
-                        /** @description The member responsible for the post; hidden (null) on public routes */
-                        owner_user_id: ((string | null) | null) | null;
-                        /** @description Status name */
-                        status: string;
-                        status_id: string;
-                        /** @enum {string} */
-                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        title: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["Post"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -3001,43 +8475,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CommentListResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            internal: boolean;
-                            parent_id: ((string | null) | null) | null;
-                            post_id: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                        }[];
-                        page: number;
-                        per_page: number;
-                        total: number;
-                        total_pages: number;
-                    };
+                    "application/json": components["schemas"]["CommentPage"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -3069,39 +8513,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description CommentCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    body: string;
-                    /** Format: email */
-                    email?: string;
-                    end_user_id?: string;
-                    /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
-                    internal?: boolean;
-                    /** @description Reply to this comment of the same post */
-                    parent_id?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    body: string;
-                    /** Format: email */
-                    email?: string;
-                    end_user_id?: string;
-                    /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
-                    internal?: boolean;
-                    /** @description Reply to this comment of the same post */
-                    parent_id?: string;
-                };
-                "multipart/form-data": {
-                    body: string;
-                    /** Format: email */
-                    email?: string;
-                    end_user_id?: string;
-                    /** @description A team-only note: needs the comments:internal scope with a key; never shown publicly */
-                    internal?: boolean;
-                    /** @description Reply to this comment of the same post */
-                    parent_id?: string;
-                };
+                "application/json": components["schemas"]["CommentCreate"];
             };
         };
         responses: {
@@ -3114,37 +8528,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CommentResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        body: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        internal: boolean;
-                        parent_id: ((string | null) | null) | null;
-                        post_id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Comment"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -3176,18 +8566,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description PostMerge */
         requestBody: {
             content: {
-                "application/json": {
-                    into_post_id: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    into_post_id: string;
-                };
-                "multipart/form-data": {
-                    into_post_id: string;
-                };
+                "application/json": components["schemas"]["PostMerge"];
             };
         };
         responses: {
@@ -3200,94 +8581,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostMergeResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description PostResponse */
-                        into: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            /** @description Board slug */
-                            board: string;
-                            board_id: string;
-                            body: string;
-                            /** @description Public comments; internal notes are not counted */
-                            comment_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            /** @description Label slugs */
-                            labels: string[];
-                            merged_into: ((string | null) | null) | null;
-                            /** @description The member responsible for the post; hidden (null) on public routes */
-                            owner_user_id: ((string | null) | null) | null;
-                            /** @description Status name */
-                            status: string;
-                            status_id: string;
-                            /** @enum {string} */
-                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            title: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                            votes: number;
-                        };
-                        /** @description PostResponse */
-                        post: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            /** @description Board slug */
-                            board: string;
-                            board_id: string;
-                            body: string;
-                            /** @description Public comments; internal notes are not counted */
-                            comment_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            /** @description Label slugs */
-                            labels: string[];
-                            merged_into: ((string | null) | null) | null;
-                            /** @description The member responsible for the post; hidden (null) on public routes */
-                            owner_user_id: ((string | null) | null) | null;
-                            /** @description Status name */
-                            status: string;
-                            status_id: string;
-                            /** @enum {string} */
-                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            title: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                            votes: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["PostMergeResult"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -3310,12 +8610,75 @@ export interface operations {
             };
         };
     };
+    createTrackerIssue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackerIssueCreate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the provider refused or failed; `detail` carries the provider's own error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listVotes: {
         parameters: {
             query?: {
                 limit?: number;
                 page?: number;
                 per_page?: number;
+                verified?: "true" | "false";
             };
             header?: never;
             path: {
@@ -3334,34 +8697,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VoteListResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            post_id: string;
-                            voter: {
-                                email: ((string | null) | null) | null;
-                                id: string;
-                                name: ((string | null) | null) | null;
-                                /** @enum {string} */
-                                type: "member" | "end_user";
-                            };
-                        }[];
-                        page: number;
-                        per_page: number;
-                        total: number;
-                        total_pages: number;
-                    };
+                    "application/json": components["schemas"]["VotePage"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -3393,24 +8735,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description VoteToggle: with a key, name the end user; with a session, leave both out to vote as yourself */
+        /** @description With a key, name the end user; with a session, leave both out to vote as yourself */
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: email */
-                    email?: string;
-                    end_user_id?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** Format: email */
-                    email?: string;
-                    end_user_id?: string;
-                };
-                "multipart/form-data": {
-                    /** Format: email */
-                    email?: string;
-                    end_user_id?: string;
-                };
+                "application/json": components["schemas"]["VoteToggle"];
             };
         };
         responses: {
@@ -3423,17 +8751,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VoteToggleResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Whether the voter now has a vote on the post */
-                        voted: boolean;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["VoteToggleResult"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -3476,43 +8800,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PublicWorkspaceResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Public boards only */
-                        boards: {
-                            description: ((string | null) | null) | null;
-                            id: string;
-                            name: string;
-                            /** @description Posts on the board, merged ones left out */
-                            post_count: number;
-                            slug: string;
-                        }[];
-                        /** @description In workflow order */
-                        statuses: {
-                            color: string;
-                            id: string;
-                            /** @enum {string} */
-                            kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            name: string;
-                            position: number;
-                        }[];
-                        workspace: {
-                            favicon_url: ((string | null) | null) | null;
-                            logo_url: ((string | null) | null) | null;
-                            name: string;
-                            settings: {
-                                /** @description Anonymous visitors may post and vote with an e-mail address */
-                                allow_anonymous: boolean;
-                                brand_color: ((string | null) | null) | null;
-                            };
-                            slug: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["PublicWorkspace"];
                 };
             };
             /** @description Not modified: If-None-Match matched the current ETag */
@@ -3552,6 +8846,7 @@ export interface operations {
                 q?: string;
                 sort?: "top" | "new" | "trending";
                 status?: string;
+                verified?: "true" | "false";
             };
             header?: never;
             path: {
@@ -3571,57 +8866,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostListResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            /** @description Board slug */
-                            board: string;
-                            board_id: string;
-                            body: string;
-                            /** @description Public comments; internal notes are not counted */
-                            comment_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            /** @description Label slugs */
-                            labels: string[];
-                            merged_into: ((string | null) | null) | null;
-                            /** @description The member responsible for the post; hidden (null) on public routes */
-                            owner_user_id: ((string | null) | null) | null;
-                            /** @description Status name */
-                            status: string;
-                            status_id: string;
-                            /** @enum {string} */
-                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            title: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                            votes: number;
-                        }[];
-                        page: number;
-                        per_page: number;
-                        total: number;
-                        total_pages: number;
-                    };
+                    "application/json": components["schemas"]["PostPage"];
                 };
             };
             /** @description Not modified: If-None-Match matched the current ETag */
@@ -3661,36 +8912,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description PublicPostCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    body?: string;
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                    title: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    body?: string;
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                    title: string;
-                };
-                "multipart/form-data": {
-                    body?: string;
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                    title: string;
-                };
+                "application/json": components["schemas"]["PublicPostCreate"];
             };
         };
         responses: {
@@ -3703,52 +8927,193 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PostResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        /** @description Board slug */
-                        board: string;
-                        board_id: string;
-                        body: string;
-                        /** @description Public comments; internal notes are not counted */
-                        comment_count: number;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /** @description Label slugs */
-                        labels: string[];
-                        merged_into: ((string | null) | null) | null;
-                        /** @description The member responsible for the post; hidden (null) on public routes */
-                        owner_user_id: ((string | null) | null) | null;
-                        /** @description Status name */
-                        status: string;
-                        status_id: string;
-                        /** @enum {string} */
-                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        title: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["Post"];
                 };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPublicChangelog: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicChangelogPage"];
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPublicChangelogFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An Atom 1.0 feed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">…</feed> */
+                    "application/atom+xml": string;
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchPublicPosts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+                q?: string;
+                verified?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostPage"];
+                };
+            };
+            /** @description Not modified: If-None-Match matched the current ETag */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failed (HTTPValidationError) */
             422: {
@@ -3791,77 +9156,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PublicPostResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        /** @description Board slug */
-                        board: string;
-                        board_id: string;
-                        body: string;
-                        /** @description Public comments; internal notes are not counted */
-                        comment_count: number;
-                        /** @description The first 100 public comments, oldest first; `comment_count` tells whether there are more */
-                        comments: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            body: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            internal: boolean;
-                            parent_id: ((string | null) | null) | null;
-                            post_id: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                        }[];
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /** @description Label slugs */
-                        labels: string[];
-                        merged_into: ((string | null) | null) | null;
-                        /** @description The member responsible for the post; hidden (null) on public routes */
-                        owner_user_id: ((string | null) | null) | null;
-                        /** @description Status name */
-                        status: string;
-                        status_id: string;
-                        /** @enum {string} */
-                        status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        title: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["PublicPost"];
                 };
             };
             /** @description Not modified: If-None-Match matched the current ETag */
@@ -3901,39 +9202,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description PublicCommentCreate: public comments are never internal */
+        /** @description Public comments are never internal */
         requestBody: {
             content: {
-                "application/json": {
-                    body: string;
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                    /** @description Reply to this public comment of the same post */
-                    parent_id?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    body: string;
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                    /** @description Reply to this public comment of the same post */
-                    parent_id?: string;
-                };
-                "multipart/form-data": {
-                    body: string;
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                    /** @description Reply to this public comment of the same post */
-                    parent_id?: string;
-                };
+                "application/json": components["schemas"]["PublicCommentCreate"];
             };
         };
         responses: {
@@ -3946,37 +9218,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CommentResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        author: {
-                            /** @description Hidden (null) on public routes */
-                            email: ((string | null) | null) | null;
-                            id: ((string | null) | null) | null;
-                            name: string;
-                            /** @enum {string} */
-                            type: "member" | "end_user" | "api_key" | "deleted";
-                        };
-                        body: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        internal: boolean;
-                        parent_id: ((string | null) | null) | null;
-                        post_id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Comment"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4009,30 +9257,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description PublicVoteToggle */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                };
-                "multipart/form-data": {
-                    /**
-                     * Format: email
-                     * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
-                     */
-                    email?: string;
-                };
+                "application/json": components["schemas"]["PublicVoteToggle"];
             };
         };
         responses: {
@@ -4045,17 +9272,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description VoteToggleResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Whether the voter now has a vote on the post */
-                        voted: boolean;
-                        votes: number;
-                    };
+                    "application/json": components["schemas"]["VoteToggleResult"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4098,63 +9321,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description RoadmapResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Always the three groups planned, in_progress, complete, in that order */
-                        groups: {
-                            /** @description Top 50 by votes, newest first on ties */
-                            items: {
-                                author: {
-                                    /** @description Hidden (null) on public routes */
-                                    email: ((string | null) | null) | null;
-                                    id: ((string | null) | null) | null;
-                                    name: string;
-                                    /** @enum {string} */
-                                    type: "member" | "end_user" | "api_key" | "deleted";
-                                };
-                                /** @description Board slug */
-                                board: string;
-                                board_id: string;
-                                body: string;
-                                /** @description Public comments; internal notes are not counted */
-                                comment_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-22T09:30:00.000Z
-                                 */
-                                created_at: string;
-                                id: string;
-                                /** @description Label slugs */
-                                labels: string[];
-                                merged_into: ((string | null) | null) | null;
-                                /** @description The member responsible for the post; hidden (null) on public routes */
-                                owner_user_id: ((string | null) | null) | null;
-                                /** @description Status name */
-                                status: string;
-                                status_id: string;
-                                /** @enum {string} */
-                                status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                                title: string;
-                                /**
-                                 * Format: date-time
-                                 * @example 2026-11-22T09:30:00.000Z
-                                 */
-                                updated_at: string;
-                                votes: number;
-                            }[];
-                            /** @enum {string} */
-                            status_kind: "planned" | "in_progress" | "complete";
-                            /** @description Names of the statuses of this kind, in workflow order */
-                            statuses: string[];
-                            /** @description Public posts in this group; `items` holds at most 50 */
-                            total: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Roadmap"];
                 };
             };
             /** @description Not modified: If-None-Match matched the current ETag */
@@ -4163,6 +9336,118 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    claimVisitorIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VisitorClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A pending claim of an e-mail identity; poll GET /public/{workspace_slug}/visitors/{claim_id} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorClaim"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pollVisitorClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                claim_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorClaimConfirmed"];
+                };
+            };
+            /** @description The link in the e-mail has not been clicked yet: poll again in a few seconds */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorClaimPending"];
+                };
             };
             /** @description Validation failed (HTTPValidationError) */
             422: {
@@ -4210,23 +9495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        color: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_default: boolean;
-                        /** @enum {string} */
-                        kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        name: string;
-                        position: number;
-                        /** @description Posts with this status, not counting posts merged into others */
-                        post_count: number;
-                    }[];
+                    "application/json": components["schemas"]["Status"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4269,21 +9538,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description ImpersonationTokenResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        expires_at: string;
-                        /** @description A JWT with `act_as` and `actor` claims; single use, valid 5 minutes */
-                        token: string;
-                    };
+                    "application/json": components["schemas"]["ImpersonationToken"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4315,42 +9576,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description SubscriptionUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    comped?: boolean;
-                    /** Format: date-time */
-                    current_period_end?: ((string | null) | null) | null;
-                    /** Format: date-time */
-                    past_due_since?: ((string | null) | null) | null;
-                    /** @enum {string} */
-                    plan?: "free" | "startup" | "scale" | "business";
-                    /** @enum {string} */
-                    subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                };
-                "application/x-www-form-urlencoded": {
-                    comped?: boolean;
-                    /** Format: date-time */
-                    current_period_end?: ((string | null) | null) | null;
-                    /** Format: date-time */
-                    past_due_since?: ((string | null) | null) | null;
-                    /** @enum {string} */
-                    plan?: "free" | "startup" | "scale" | "business";
-                    /** @enum {string} */
-                    subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                };
-                "multipart/form-data": {
-                    comped?: boolean;
-                    /** Format: date-time */
-                    current_period_end?: ((string | null) | null) | null;
-                    /** Format: date-time */
-                    past_due_since?: ((string | null) | null) | null;
-                    /** @enum {string} */
-                    plan?: "free" | "startup" | "scale" | "business";
-                    /** @enum {string} */
-                    subscription_status?: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                };
+                "application/json": components["schemas"]["WorkspaceSubscriptionUpdate"];
             };
         };
         responses: {
@@ -4363,47 +9591,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WorkspaceResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comped: boolean;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        current_period_end: ((string | null) | null) | null;
-                        favicon_url: ((string | null) | null) | null;
-                        id: string;
-                        logo_url: ((string | null) | null) | null;
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        past_due_since: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        plan: "free" | "startup" | "scale" | "business";
-                        /**
-                         * @description The caller's role; null for API keys
-                         * @enum {string|null|null}
-                         */
-                        role: "owner" | "admin" | "member" | null;
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        slug: string;
-                        /** @enum {string} */
-                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4413,6 +9607,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountDeleted"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description One consistent snapshot, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserExport"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -4450,41 +9720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comped: boolean;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        current_period_end: ((string | null) | null) | null;
-                        favicon_url: ((string | null) | null) | null;
-                        id: string;
-                        logo_url: ((string | null) | null) | null;
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        past_due_since: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        plan: "free" | "startup" | "scale" | "business";
-                        /**
-                         * @description The caller's role; null for API keys
-                         * @enum {string|null|null}
-                         */
-                        role: "owner" | "admin" | "member" | null;
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        slug: string;
-                        /** @enum {string} */
-                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                    }[];
+                    "application/json": components["schemas"]["Workspace"][];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -4516,27 +9752,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UserResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** Format: email */
-                        email: string;
-                        email_verified: boolean;
-                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        locale: string;
-                        name: ((string | null) | null) | null;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -4557,24 +9779,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description UserUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description BCP 47 language tag such as `en` or `pt-BR` */
-                    locale?: string;
-                    name?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @description BCP 47 language tag such as `en` or `pt-BR` */
-                    locale?: string;
-                    name?: string;
-                };
-                "multipart/form-data": {
-                    /** @description BCP 47 language tag such as `en` or `pt-BR` */
-                    locale?: string;
-                    name?: string;
-                };
+                "application/json": components["schemas"]["UserUpdate"];
             };
         };
         responses: {
@@ -4587,27 +9794,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description UserResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** Format: email */
-                        email: string;
-                        email_verified: boolean;
-                        /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        locale: string;
-                        name: ((string | null) | null) | null;
-                    };
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4617,6 +9810,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description multipart/form-data with exactly one field, `file` */
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImageUpload"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -4654,41 +9937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comped: boolean;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        current_period_end: ((string | null) | null) | null;
-                        favicon_url: ((string | null) | null) | null;
-                        id: string;
-                        logo_url: ((string | null) | null) | null;
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        past_due_since: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        plan: "free" | "startup" | "scale" | "business";
-                        /**
-                         * @description The caller's role; null for API keys
-                         * @enum {string|null|null}
-                         */
-                        role: "owner" | "admin" | "member" | null;
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        slug: string;
-                        /** @enum {string} */
-                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                    }[];
+                    "application/json": components["schemas"]["Workspace"][];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
@@ -4709,24 +9958,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description WorkspaceCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    /** @example acme */
-                    slug: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    name: string;
-                    /** @example acme */
-                    slug: string;
-                };
-                "multipart/form-data": {
-                    name: string;
-                    /** @example acme */
-                    slug: string;
-                };
+                "application/json": components["schemas"]["WorkspaceCreate"];
             };
         };
         responses: {
@@ -4739,47 +9973,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WorkspaceResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comped: boolean;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        current_period_end: ((string | null) | null) | null;
-                        favicon_url: ((string | null) | null) | null;
-                        id: string;
-                        logo_url: ((string | null) | null) | null;
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        past_due_since: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        plan: "free" | "startup" | "scale" | "business";
-                        /**
-                         * @description The caller's role; null for API keys
-                         * @enum {string|null|null}
-                         */
-                        role: "owner" | "admin" | "member" | null;
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        slug: string;
-                        /** @enum {string} */
-                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4822,47 +10022,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WorkspaceResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comped: boolean;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        current_period_end: ((string | null) | null) | null;
-                        favicon_url: ((string | null) | null) | null;
-                        id: string;
-                        logo_url: ((string | null) | null) | null;
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        past_due_since: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        plan: "free" | "startup" | "scale" | "business";
-                        /**
-                         * @description The caller's role; null for API keys
-                         * @enum {string|null|null}
-                         */
-                        role: "owner" | "admin" | "member" | null;
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        slug: string;
-                        /** @enum {string} */
-                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4911,11 +10077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        id: string;
-                        /** @constant */
-                        status: "deleted";
-                    };
+                    "application/json": components["schemas"]["Deleted"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -4947,42 +10109,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description WorkspaceUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    name?: string;
-                    settings?: {
-                        /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
-                        allow_anonymous?: boolean;
-                        brand_color?: ((string | null) | null) | null;
-                        default_board?: ((string | null) | null) | null;
-                    };
-                    /** @example acme */
-                    slug?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    name?: string;
-                    settings?: {
-                        /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
-                        allow_anonymous?: boolean;
-                        brand_color?: ((string | null) | null) | null;
-                        default_board?: ((string | null) | null) | null;
-                    };
-                    /** @example acme */
-                    slug?: string;
-                };
-                "multipart/form-data": {
-                    name?: string;
-                    settings?: {
-                        /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
-                        allow_anonymous?: boolean;
-                        brand_color?: ((string | null) | null) | null;
-                        default_board?: ((string | null) | null) | null;
-                    };
-                    /** @example acme */
-                    slug?: string;
-                };
+                "application/json": components["schemas"]["WorkspaceUpdate"];
             };
         };
         responses: {
@@ -4995,47 +10124,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WorkspaceResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comped: boolean;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        current_period_end: ((string | null) | null) | null;
-                        favicon_url: ((string | null) | null) | null;
-                        id: string;
-                        logo_url: ((string | null) | null) | null;
-                        name: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        past_due_since: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        plan: "free" | "startup" | "scale" | "business";
-                        /**
-                         * @description The caller's role; null for API keys
-                         * @enum {string|null|null}
-                         */
-                        role: "owner" | "admin" | "member" | null;
-                        settings: {
-                            [key: string]: unknown;
-                        };
-                        slug: string;
-                        /** @enum {string} */
-                        subscription_status: "active" | "trialing" | "past_due" | "canceled" | "unpaid" | "incomplete" | "none";
-                    };
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5084,23 +10179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        last_used_at: ((string | null) | null) | null;
-                        name: string;
-                        scopes: string[];
-                        /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
-                        start: string;
-                    }[];
+                    "application/json": components["schemas"]["ApiKey"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5132,21 +10211,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description APIKeyCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
-                };
-                "application/x-www-form-urlencoded": {
-                    name: string;
-                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
-                };
-                "multipart/form-data": {
-                    name: string;
-                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
-                };
+                "application/json": components["schemas"]["ApiKeyCreate"];
             };
         };
         responses: {
@@ -5159,31 +10226,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description APIKeyCreatedResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /** @description The full key. Shown only in this response; only its SHA-256 is stored. */
-                        key: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        last_used_at: ((string | null) | null) | null;
-                        name: string;
-                        scopes: string[];
-                        /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
-                        start: string;
-                    };
+                    "application/json": components["schemas"]["ApiKeyCreated"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5264,18 +10313,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description APIKeyScopesUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
-                };
-                "application/x-www-form-urlencoded": {
-                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
-                };
-                "multipart/form-data": {
-                    scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write")[];
-                };
+                "application/json": components["schemas"]["ApiKeyScopesUpdate"];
             };
         };
         responses: {
@@ -5288,29 +10328,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description APIKeyResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        last_used_at: ((string | null) | null) | null;
-                        name: string;
-                        scopes: string[];
-                        /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
-                        start: string;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5342,33 +10366,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description Board */
         requestBody: {
             content: {
-                "application/json": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
-                    is_private?: boolean;
-                    name: string;
-                    /** @example acme */
-                    slug: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
-                    is_private?: boolean;
-                    name: string;
-                    /** @example acme */
-                    slug: string;
-                };
-                "multipart/form-data": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
-                    is_private?: boolean;
-                    name: string;
-                    /** @example acme */
-                    slug: string;
-                };
+                "application/json": components["schemas"]["BoardCreate"];
             };
         };
         responses: {
@@ -5381,32 +10381,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description BoardResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_private: boolean;
-                        name: string;
-                        /** @description Posts on the board, not counting posts merged into others */
-                        post_count: number;
-                        slug: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Board"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5487,33 +10468,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description BoardUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
-                    is_private?: boolean;
-                    name?: string;
-                    /** @example acme */
-                    slug?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
-                    is_private?: boolean;
-                    name?: string;
-                    /** @example acme */
-                    slug?: string;
-                };
-                "multipart/form-data": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
-                    is_private?: boolean;
-                    name?: string;
-                    /** @example acme */
-                    slug?: string;
-                };
+                "application/json": components["schemas"]["BoardUpdate"];
             };
         };
         responses: {
@@ -5526,32 +10483,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description BoardResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_private: boolean;
-                        name: string;
-                        /** @description Posts on the board, not counting posts merged into others */
-                        post_count: number;
-                        slug: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["Board"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5594,118 +10532,165 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description DashboardResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        counts: {
-                            comments: number;
-                            end_users: number;
-                            /** @description In open, planned or in-progress statuses */
-                            open_posts: number;
-                            posts: number;
-                            unanswered_posts: number;
-                            votes: number;
-                        };
-                        /** @description The latest 20 events, newest first */
-                        recent_activity: {
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            /** @description The event id (evt_...) */
-                            id: string;
-                            post_id: ((string | null) | null) | null;
-                            /** @description The post's current title, or its title when the event was recorded if it is gone */
-                            title: ((string | null) | null) | null;
-                            /** @description The event kind, e.g. post.created */
-                            type: string;
-                        }[];
-                        /** @description The 10 most-voted posts in open, planned or in-progress statuses */
-                        top_posts: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            /** @description Board slug */
-                            board: string;
-                            board_id: string;
-                            body: string;
-                            /** @description Public comments; internal notes are not counted */
-                            comment_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            /** @description Label slugs */
-                            labels: string[];
-                            merged_into: ((string | null) | null) | null;
-                            /** @description The member responsible for the post; hidden (null) on public routes */
-                            owner_user_id: ((string | null) | null) | null;
-                            /** @description Status name */
-                            status: string;
-                            status_id: string;
-                            /** @enum {string} */
-                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            title: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                            votes: number;
-                        }[];
-                        /** @description The 10 oldest open, planned or in-progress posts without a public comment from a member or an API key */
-                        unanswered_posts: {
-                            author: {
-                                /** @description Hidden (null) on public routes */
-                                email: ((string | null) | null) | null;
-                                id: ((string | null) | null) | null;
-                                name: string;
-                                /** @enum {string} */
-                                type: "member" | "end_user" | "api_key" | "deleted";
-                            };
-                            /** @description Board slug */
-                            board: string;
-                            board_id: string;
-                            body: string;
-                            /** @description Public comments; internal notes are not counted */
-                            comment_count: number;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            id: string;
-                            /** @description Label slugs */
-                            labels: string[];
-                            merged_into: ((string | null) | null) | null;
-                            /** @description The member responsible for the post; hidden (null) on public routes */
-                            owner_user_id: ((string | null) | null) | null;
-                            /** @description Status name */
-                            status: string;
-                            status_id: string;
-                            /** @enum {string} */
-                            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            title: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            updated_at: string;
-                            votes: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateEmailIntakeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntakeToken"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description One consistent snapshot, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceExport"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadWorkspaceFavicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description multipart/form-data with exactly one field, `file` */
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImageUpload"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5737,21 +10722,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description IdentifyRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
-                    token: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
-                    token: string;
-                };
-                "multipart/form-data": {
-                    /** @description A JWT signed by the workspace's backend (see JWTConfig) with `sub`, `exp` (at most 24 h ahead) and optional `email`, `name`, `avatar_url`, `company` */
-                    token: string;
-                };
+                "application/json": components["schemas"]["IdentifyRequest"];
             };
         };
         responses: {
@@ -5764,33 +10737,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description EndUserResponse with the widget session token (identify) */
+            /** @description The end user with the widget session token (identify) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        avatar_url: ((string | null) | null) | null;
-                        company: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        email: ((string | null) | null) | null;
-                        /** @description The `sub` of the customer's token */
-                        external_id: ((string | null) | null) | null;
-                        id: string;
-                        name: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        session_expires_at: string;
-                        /** @description Send as `Authorization: Bearer` on the public write routes. A widget session: it works on no other route */
-                        session_token: string;
-                    };
+                    "application/json": components["schemas"]["EndUserSession"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5804,6 +10757,593 @@ export interface operations {
             };
             /** @description Internal error (no stack trace or SQL in the body) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"][];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChatChannelMappings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatChannelMapping"][];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createChatChannelMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatChannelMappingCreate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatChannelMapping"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteChatChannelMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mapping_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateChatChannelMapping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mapping_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatChannelMappingUpdate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatChannelMapping"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChatChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatChannel"][];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the provider refused or failed; `detail` carries the provider's own error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectChat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatOAuthCallback"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the provider refused or failed; `detail` carries the provider's own error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    disconnectTracker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    connectTracker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrackerOAuthCallback"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the provider refused or failed; `detail` carries the provider's own error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTrackerTeams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrackerTeam"][];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UPSTREAM_ERROR: the provider refused or failed; `detail` carries the provider's own error */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5833,39 +11373,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description JWTConfigResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                        audience: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @description An HS256 secret is set (its value is never shown again) */
-                        has_secret: boolean;
-                        issuer: ((string | null) | null) | null;
-                        jwks_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        previous_secret_expires_at: ((string | null) | null) | null;
-                        public_key: ((string | null) | null) | null;
-                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
-                        secret?: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["JwtConfig"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -5897,54 +11411,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JWTConfigCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                    /** @description When set, the token's `aud` must equal it */
-                    audience?: string;
-                    /** @description When set, the token's `iss` must equal it */
-                    issuer?: string;
-                    /**
-                     * Format: uri
-                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
-                     */
-                    jwks_url?: string;
-                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-                    public_key?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @enum {string} */
-                    algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                    /** @description When set, the token's `aud` must equal it */
-                    audience?: string;
-                    /** @description When set, the token's `iss` must equal it */
-                    issuer?: string;
-                    /**
-                     * Format: uri
-                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
-                     */
-                    jwks_url?: string;
-                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-                    public_key?: string;
-                };
-                "multipart/form-data": {
-                    /** @enum {string} */
-                    algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                    /** @description When set, the token's `aud` must equal it */
-                    audience?: string;
-                    /** @description When set, the token's `iss` must equal it */
-                    issuer?: string;
-                    /**
-                     * Format: uri
-                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
-                     */
-                    jwks_url?: string;
-                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-                    public_key?: string;
-                };
+                "application/json": components["schemas"]["JwtConfigCreate"];
             };
         };
         responses: {
@@ -5957,39 +11426,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description JWTConfigResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                        audience: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @description An HS256 secret is set (its value is never shown again) */
-                        has_secret: boolean;
-                        issuer: ((string | null) | null) | null;
-                        jwks_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        previous_secret_expires_at: ((string | null) | null) | null;
-                        public_key: ((string | null) | null) | null;
-                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
-                        secret?: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["JwtConfig"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6021,54 +11464,10 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description JWTConfigUpdate: null clears a field. Switching to HS256 generates a secret, returned in this response only */
+        /** @description Null clears a field. Switching to HS256 generates a secret, returned in this response only */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
-                    /** @description When set, the token's `aud` must equal it */
-                    audience?: ((string | null) | null) | null;
-                    /** @description When set, the token's `iss` must equal it */
-                    issuer?: ((string | null) | null) | null;
-                    /**
-                     * Format: uri
-                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
-                     */
-                    jwks_url?: ((string | null) | null) | null;
-                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-                    public_key?: ((string | null) | null) | null;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @enum {string} */
-                    algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
-                    /** @description When set, the token's `aud` must equal it */
-                    audience?: ((string | null) | null) | null;
-                    /** @description When set, the token's `iss` must equal it */
-                    issuer?: ((string | null) | null) | null;
-                    /**
-                     * Format: uri
-                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
-                     */
-                    jwks_url?: ((string | null) | null) | null;
-                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-                    public_key?: ((string | null) | null) | null;
-                };
-                "multipart/form-data": {
-                    /** @enum {string} */
-                    algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
-                    /** @description When set, the token's `aud` must equal it */
-                    audience?: ((string | null) | null) | null;
-                    /** @description When set, the token's `iss` must equal it */
-                    issuer?: ((string | null) | null) | null;
-                    /**
-                     * Format: uri
-                     * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
-                     */
-                    jwks_url?: ((string | null) | null) | null;
-                    /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-                    public_key?: ((string | null) | null) | null;
-                };
+                "application/json": components["schemas"]["JwtConfigUpdate"];
             };
         };
         responses: {
@@ -6081,39 +11480,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description JWTConfigResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                        audience: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @description An HS256 secret is set (its value is never shown again) */
-                        has_secret: boolean;
-                        issuer: ((string | null) | null) | null;
-                        jwks_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        previous_secret_expires_at: ((string | null) | null) | null;
-                        public_key: ((string | null) | null) | null;
-                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
-                        secret?: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["JwtConfig"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6145,21 +11518,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description SecretRotation */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
-                    overlap_seconds?: number;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
-                    overlap_seconds?: number;
-                };
-                "multipart/form-data": {
-                    /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
-                    overlap_seconds?: number;
-                };
+                "application/json": components["schemas"]["JwtSecretRotation"];
             };
         };
         responses: {
@@ -6172,39 +11533,67 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description JWTConfigResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-                        audience: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @description An HS256 secret is set (its value is never shown again) */
-                        has_secret: boolean;
-                        issuer: ((string | null) | null) | null;
-                        jwks_url: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        previous_secret_expires_at: ((string | null) | null) | null;
-                        public_key: ((string | null) | null) | null;
-                        /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
-                        secret?: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                    };
+                    "application/json": components["schemas"]["JwtConfig"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadWorkspaceLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description multipart/form-data with exactly one field, `file` */
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImageUpload"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6247,34 +11636,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MembersListResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            email: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            invited_at: ((string | null) | null) | null;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            joined_at: ((string | null) | null) | null;
-                            name: ((string | null) | null) | null;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member";
-                            /** @enum {string} */
-                            status: "pending" | "active";
-                            user_id: string;
-                        }[];
-                        total: number;
-                    };
+                    "application/json": components["schemas"]["MemberList"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6306,27 +11674,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description InviteMemberRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    /** @enum {string} */
-                    role: "admin" | "member";
-                };
-                "application/x-www-form-urlencoded": {
-                    /** Format: email */
-                    email: string;
-                    /** @enum {string} */
-                    role: "admin" | "member";
-                };
-                "multipart/form-data": {
-                    /** Format: email */
-                    email: string;
-                    /** @enum {string} */
-                    role: "admin" | "member";
-                };
+                "application/json": components["schemas"]["InviteMemberRequest"];
             };
         };
         responses: {
@@ -6339,31 +11689,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MemberResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        email: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        invited_at: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        joined_at: ((string | null) | null) | null;
-                        name: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @enum {string} */
-                        status: "pending" | "active";
-                        user_id: string;
-                    };
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6444,21 +11776,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description UpdateMemberRoleRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
-                };
-                "multipart/form-data": {
-                    /** @enum {string} */
-                    role: "owner" | "admin" | "member";
-                };
+                "application/json": components["schemas"]["UpdateMemberRoleRequest"];
             };
         };
         responses: {
@@ -6471,31 +11791,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MemberResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        email: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        invited_at: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        joined_at: ((string | null) | null) | null;
-                        name: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @enum {string} */
-                        status: "pending" | "active";
-                        user_id: string;
-                    };
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6538,31 +11840,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MemberResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        email: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        invited_at: ((string | null) | null) | null;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        joined_at: ((string | null) | null) | null;
-                        name: ((string | null) | null) | null;
-                        /** @enum {string} */
-                        role: "owner" | "admin" | "member";
-                        /** @enum {string} */
-                        status: "pending" | "active";
-                        user_id: string;
-                    };
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6605,48 +11889,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WorkspaceMetrics */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        comments: {
-                            internal: number;
-                            public: number;
-                            total: number;
-                        };
-                        end_users: {
-                            total: number;
-                        };
-                        posts: {
-                            /** @description Every status of the workspace in workflow order, zeros included */
-                            by_status: {
-                                count: number;
-                                status: string;
-                                status_id: string;
-                                /** @enum {string} */
-                                status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                            }[];
-                            /** @description Posts, merged ones left out */
-                            total: number;
-                        };
-                        /** @description The last 30 UTC days, oldest first, today last; days without activity are zeros */
-                        trend: {
-                            comments: number;
-                            /**
-                             * Format: date
-                             * @example 2026-11-22
-                             */
-                            date: string;
-                            posts: number;
-                            votes: number;
-                        }[];
-                        votes: {
-                            total: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["WorkspaceMetrics"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6689,47 +11938,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CustomDomainResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        domain: string;
-                        /** @description Notification e-mail goes out from this address once verified */
-                        from_address: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        last_checked_at: ((string | null) | null) | null;
-                        /** @description Add these to the domain’s DNS; the status turns `verified` when all are found */
-                        records: {
-                            name: string;
-                            /** @enum {string} */
-                            purpose: "spf" | "dkim" | "return_path";
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
-                            value: string;
-                            /** @description Whether the last lookup found it */
-                            verified: boolean;
-                        }[];
-                        /** @enum {string} */
-                        status: "pending" | "verified";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        verified_at: ((string | null) | null) | null;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SendingDomain"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6761,30 +11976,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description CustomDomainRequest */
         requestBody: {
             content: {
-                "application/json": {
-                    /**
-                     * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
-                     * @example mail.acme.com
-                     */
-                    domain: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    /**
-                     * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
-                     * @example mail.acme.com
-                     */
-                    domain: string;
-                };
-                "multipart/form-data": {
-                    /**
-                     * @description The domain notification e-mail is sent from, e.g. `mail.acme.com`
-                     * @example mail.acme.com
-                     */
-                    domain: string;
-                };
+                "application/json": components["schemas"]["SendingDomainCreate"];
             };
         };
         responses: {
@@ -6797,47 +11991,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CustomDomainResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        domain: string;
-                        /** @description Notification e-mail goes out from this address once verified */
-                        from_address: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        last_checked_at: ((string | null) | null) | null;
-                        /** @description Add these to the domain’s DNS; the status turns `verified` when all are found */
-                        records: {
-                            name: string;
-                            /** @enum {string} */
-                            purpose: "spf" | "dkim" | "return_path";
-                            /** @enum {string} */
-                            type: "TXT" | "CNAME";
-                            value: string;
-                            /** @description Whether the last lookup found it */
-                            verified: boolean;
-                        }[];
-                        /** @enum {string} */
-                        status: "pending" | "verified";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        verified_at: ((string | null) | null) | null;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SendingDomain"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -6930,44 +12090,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NotificationEventListResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            /** @enum {string} */
-                            channel: "email" | "in_app";
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            created_at: string;
-                            /** @description The outbox event data (as in the webhook body) */
-                            data: {
-                                [key: string]: unknown;
-                            };
-                            /** @enum {string|null|null} */
-                            email_status: "pending" | "sent" | "failed" | null;
-                            event_id: string;
-                            event_type: string;
-                            id: string;
-                            /**
-                             * Format: date-time
-                             * @example 2026-11-22T09:30:00.000Z
-                             */
-                            sent_at: ((string | null) | null) | null;
-                            /** @description One line describing the event */
-                            subject: string;
-                            user_id: string;
-                        }[];
-                        page: number;
-                        page_size: number;
-                        total: number;
-                        total_pages: number;
-                    };
+                    "application/json": components["schemas"]["NotificationEventPage"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7016,20 +12145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        channel: "email" | "in_app";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        enabled: boolean;
-                        events: string[];
-                        id: string;
-                        /** @description The member this subscription belongs to */
-                        user_id: string;
-                    }[];
+                    "application/json": components["schemas"]["NotificationSubscription"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7061,27 +12177,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description SubscriptionCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    channel: "email" | "in_app";
-                    /** @description Event kinds to receive */
-                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @enum {string} */
-                    channel: "email" | "in_app";
-                    /** @description Event kinds to receive */
-                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                };
-                "multipart/form-data": {
-                    /** @enum {string} */
-                    channel: "email" | "in_app";
-                    /** @description Event kinds to receive */
-                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                };
+                "application/json": components["schemas"]["NotificationSubscriptionCreate"];
             };
         };
         responses: {
@@ -7094,26 +12192,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SubscriptionResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        channel: "email" | "in_app";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        enabled: boolean;
-                        events: string[];
-                        id: string;
-                        /** @description The member this subscription belongs to */
-                        user_id: string;
-                    };
+                    "application/json": components["schemas"]["NotificationSubscription"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7194,18 +12279,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description SubscriptionToggle */
         requestBody: {
             content: {
-                "application/json": {
-                    enabled: boolean;
-                };
-                "application/x-www-form-urlencoded": {
-                    enabled: boolean;
-                };
-                "multipart/form-data": {
-                    enabled: boolean;
-                };
+                "application/json": components["schemas"]["NotificationSubscriptionToggle"];
             };
         };
         responses: {
@@ -7218,26 +12294,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description SubscriptionResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        channel: "email" | "in_app";
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        enabled: boolean;
-                        events: string[];
-                        id: string;
-                        /** @description The member this subscription belongs to */
-                        user_id: string;
-                    };
+                    "application/json": components["schemas"]["NotificationSubscription"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7280,27 +12343,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description OnboardingProgress */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        api_key_created: boolean;
-                        board_created: boolean;
-                        /** @description How many of the steps above are done */
-                        completed: number;
-                        first_post: boolean;
-                        /** @description Someone besides the owner was invited (accepted or not) */
-                        teammate_invited: boolean;
-                        total: number;
-                        webhook_added: boolean;
-                        /** @description A post was authored by an end user */
-                        widget_seen: boolean;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OnboardingProgress"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7332,45 +12381,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description StatusCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example #8b5cf6 */
-                    color?: string;
-                    /** @description Make this the status new posts get (the previous default stops being one) */
-                    is_default?: boolean;
-                    /** @enum {string} */
-                    kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                    /** @description Unique in the workspace */
-                    name: string;
-                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
-                    position?: number;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @example #8b5cf6 */
-                    color?: string;
-                    /** @description Make this the status new posts get (the previous default stops being one) */
-                    is_default?: boolean;
-                    /** @enum {string} */
-                    kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                    /** @description Unique in the workspace */
-                    name: string;
-                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
-                    position?: number;
-                };
-                "multipart/form-data": {
-                    /** @example #8b5cf6 */
-                    color?: string;
-                    /** @description Make this the status new posts get (the previous default stops being one) */
-                    is_default?: boolean;
-                    /** @enum {string} */
-                    kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                    /** @description Unique in the workspace */
-                    name: string;
-                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
-                    position?: number;
-                };
+                "application/json": components["schemas"]["StatusCreate"];
             };
         };
         responses: {
@@ -7383,29 +12396,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description StatusResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        color: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_default: boolean;
-                        /** @enum {string} */
-                        kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        name: string;
-                        position: number;
-                        /** @description Posts with this status, not counting posts merged into others */
-                        post_count: number;
-                    };
+                    "application/json": components["schemas"]["Status"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7488,45 +12485,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description StatusUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @example #8b5cf6 */
-                    color?: string;
-                    /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
-                    is_default?: boolean;
-                    /** @enum {string} */
-                    kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
-                    /** @description Unique in the workspace */
-                    name?: string;
-                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
-                    position?: number;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @example #8b5cf6 */
-                    color?: string;
-                    /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
-                    is_default?: boolean;
-                    /** @enum {string} */
-                    kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
-                    /** @description Unique in the workspace */
-                    name?: string;
-                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
-                    position?: number;
-                };
-                "multipart/form-data": {
-                    /** @example #8b5cf6 */
-                    color?: string;
-                    /** @description `true` makes this the default; `false` on the default is 409 (make another status the default instead) */
-                    is_default?: boolean;
-                    /** @enum {string} */
-                    kind?: "open" | "planned" | "in_progress" | "complete" | "closed";
-                    /** @description Unique in the workspace */
-                    name?: string;
-                    /** @description 0-based place in the workflow order; a value past the end puts the status last */
-                    position?: number;
-                };
+                "application/json": components["schemas"]["StatusUpdate"];
             };
         };
         responses: {
@@ -7539,29 +12500,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description StatusResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        color: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        /** @example sts_0mi9x2k3aq1b2c3d4e5f6g7h8 */
-                        id: string;
-                        is_default: boolean;
-                        /** @enum {string} */
-                        kind: "open" | "planned" | "in_progress" | "complete" | "closed";
-                        name: string;
-                        position: number;
-                        /** @description Posts with this status, not counting posts merged into others */
-                        post_count: number;
-                    };
+                    "application/json": components["schemas"]["Status"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7610,25 +12555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-                        disabled_reason: ((string | null) | null) | null;
-                        enabled: boolean;
-                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        url: string;
-                    }[];
+                    "application/json": components["schemas"]["Webhook"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7660,39 +12587,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description WebhookCreate */
         requestBody: {
             content: {
-                "application/json": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Event kinds to receive */
-                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                    /**
-                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
-                     * @example https://example.com/chorus-hook
-                     */
-                    url: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Event kinds to receive */
-                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                    /**
-                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
-                     * @example https://example.com/chorus-hook
-                     */
-                    url: string;
-                };
-                "multipart/form-data": {
-                    description?: ((string | null) | null) | null;
-                    /** @description Event kinds to receive */
-                    events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                    /**
-                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
-                     * @example https://example.com/chorus-hook
-                     */
-                    url: string;
-                };
+                "application/json": components["schemas"]["WebhookCreate"];
             };
         };
         responses: {
@@ -7705,33 +12602,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WebhookCreateResponse */
+            /** @description Response for status 201 */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-                        disabled_reason: ((string | null) | null) | null;
-                        enabled: boolean;
-                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                        id: string;
-                        /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
-                        secret: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["WebhookCreated"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7812,45 +12689,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description WebhookUpdate */
         requestBody: {
             content: {
-                "application/json": {
-                    description?: ((string | null) | null) | null;
-                    /** @description false stops deliveries and cancels pending ones; true resumes with new events */
-                    enabled?: boolean;
-                    /** @description Event kinds to receive */
-                    events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                    /**
-                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
-                     * @example https://example.com/chorus-hook
-                     */
-                    url?: string;
-                };
-                "application/x-www-form-urlencoded": {
-                    description?: ((string | null) | null) | null;
-                    /** @description false stops deliveries and cancels pending ones; true resumes with new events */
-                    enabled?: boolean;
-                    /** @description Event kinds to receive */
-                    events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                    /**
-                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
-                     * @example https://example.com/chorus-hook
-                     */
-                    url?: string;
-                };
-                "multipart/form-data": {
-                    description?: ((string | null) | null) | null;
-                    /** @description false stops deliveries and cancels pending ones; true resumes with new events */
-                    enabled?: boolean;
-                    /** @description Event kinds to receive */
-                    events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                    /**
-                     * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
-                     * @example https://example.com/chorus-hook
-                     */
-                    url?: string;
-                };
+                "application/json": components["schemas"]["WebhookUpdate"];
             };
         };
         responses: {
@@ -7863,31 +12704,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WebhookResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-                        disabled_reason: ((string | null) | null) | null;
-                        enabled: boolean;
-                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -7941,26 +12764,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description 1 for the first attempt */
-                        attempt: number;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        duration_ms: number;
-                        error: ((string | null) | null) | null;
-                        /** @description Also the `webhook-id` header of the delivery */
-                        event_id: string;
-                        event_type: string;
-                        id: string;
-                        /** @description The first 4 KiB */
-                        response_body: ((string | null) | null) | null;
-                        response_status: (number | null) | null;
-                        success: boolean;
-                        webhook_id: string;
-                    }[];
+                    "application/json": components["schemas"]["WebhookDeliveryLog"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -8004,38 +12808,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WebhookRotateResponse */
+            /** @description Response for status 200 */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        created_at: string;
-                        description: ((string | null) | null) | null;
-                        /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-                        disabled_reason: ((string | null) | null) | null;
-                        enabled: boolean;
-                        events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted")[];
-                        id: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        previous_secret_expires_at: string;
-                        /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
-                        secret: string;
-                        /**
-                         * Format: date-time
-                         * @example 2026-11-22T09:30:00.000Z
-                         */
-                        updated_at: string;
-                        url: string;
-                    };
+                    "application/json": components["schemas"]["WebhookSecretRotated"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -8079,20 +12858,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description WebhookRetryResponse */
+            /** @description Response for status 202 */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description The re-sent event: the same `webhook-id` as before */
-                        event_id: string;
-                        log_id: string;
-                        /** @constant */
-                        status: "queued";
-                        webhook_id: string;
-                    };
+                    "application/json": components["schemas"]["WebhookRetry"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -8112,6 +12884,226 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhook_changelog_published: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangelogPublishedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_comment_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_comment_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommentDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_post_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_post_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_post_merged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostMergedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_post_updated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_status_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_vote_created: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoteCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_vote_deleted: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoteDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,5 +1,6 @@
-import { boolean, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, index, jsonb, pgTable, primaryKey, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core'
 import { at, createdAt, id } from './columns.ts'
+import { workspaces } from './workspaces.ts'
 
 export const users = pgTable('users', {
   id: id(),
@@ -52,5 +53,18 @@ export const emailOutbox = pgTable('email_outbox', {
   subject: text('subject').notNull(),
   text: text('text').notNull(),
   html: text('html'),
+  /** Mail about a workspace (invitations, notifications) is deleted with it. */
+  workspaceId: text('workspace_id').references((): AnyPgColumn => workspaces.id, { onDelete: 'cascade' }),
   createdAt: createdAt(),
-})
+}, (table) => [index('email_outbox_workspace_idx').on(table.workspaceId), index('email_outbox_to_idx').on(table.to)])
+
+/** A sign-in through an OpenID provider: the provider's (issuer, sub) pair names the user, never the e-mail alone. */
+export const userIdentities = pgTable('user_identities', {
+  issuer: text('issuer').notNull(),
+  subject: text('subject').notNull(),
+  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  /** The address the provider last asserted, for support; linking never reads it. */
+  email: text('email'),
+  createdAt: createdAt(),
+  lastLoginAt: at('last_login_at').notNull().defaultNow(),
+}, (table) => [primaryKey({ columns: [table.issuer, table.subject] }), index('user_identities_user_idx').on(table.userId)])

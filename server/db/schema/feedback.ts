@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, customType, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { users } from './accounts.ts'
 import { at, createdAt, id } from './columns.ts'
 import { apiKeys, workspaces } from './workspaces.ts'
@@ -52,11 +52,41 @@ export const endUsers = pgTable('end_users', {
   name: text('name'),
   avatarUrl: text('avatar_url'),
   company: text('company'),
+  /**
+   * When the identity was vouched for: at identify (the workspace signed it), when a member or key named
+   * it, or when an anonymous visitor clicked the confirmation link. Null: an unconfirmed anonymous e-mail.
+   */
+  verifiedAt: at('verified_at'),
+  /** The last confirmation e-mail sent after an anonymous write (at most one a day). */
+  confirmationSentAt: at('confirmation_sent_at'),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
   uniqueIndex('end_users_external_key').on(table.workspaceId, table.externalId),
   uniqueIndex('end_users_anonymous_email_key').on(table.workspaceId, table.email).where(sql`external_id is null`),
+  index('end_users_workspace_id_idx').on(table.workspaceId, table.id),
+])
+
+/**
+ * A one-click confirmation link sent to an anonymous visitor's address (hashed token, single use). With
+ * `claim_hash` it is also a claim: the visitor who asked for it polls with the claim id and receives one
+ * session once the link is clicked.
+ */
+export const visitorConfirmations = pgTable('visitor_confirmations', {
+  id: id(),
+  workspaceId: workspaceId(),
+  endUserId: text('end_user_id').notNull().references(() => endUsers.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull(),
+  claimHash: text('claim_hash'),
+  expiresAt: at('expires_at').notNull(),
+  claimExpiresAt: at('claim_expires_at'),
+  confirmedAt: at('confirmed_at'),
+  claimedAt: at('claimed_at'),
+  createdAt: createdAt(),
+}, (table) => [
+  uniqueIndex('visitor_confirmations_token_key').on(table.tokenHash),
+  uniqueIndex('visitor_confirmations_claim_key').on(table.claimHash),
+  index('visitor_confirmations_end_user_idx').on(table.endUserId),
 ])
 
 /** Who wrote a post or comment: exactly one of the three is set. */
@@ -67,6 +97,8 @@ const authorColumns = () => ({
   /** Kept so the author still reads right after the user, end user or key is gone. */
   authorName: text('author_name'),
 })
+
+export interface TrackerIssue { id: string; identifier: string; url: string }
 
 export const posts = pgTable('posts', {
   id: id(),
@@ -81,14 +113,35 @@ export const posts = pgTable('posts', {
   /** Public (non-internal, not deleted) comments; internal ones never count in public. */
   commentCount: integer('comment_count').notNull().default(0),
   mergedIntoId: text('merged_into_id'),
+  /** The issue-tracker issue made from this post (integrations module); the inbound tracker webhook finds the post by its id. */
+  trackerIssue: jsonb('tracker_issue').$type<TrackerIssue>(),
   search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(body, ''))`),
+  /**
+   * The `trending` sort key: ln(votes) plus the creation time in days × ln 2, i.e. votes halved per day
+   * of age; null without votes. Its order never changes with the clock, so an index serves it.
+   */
+  trending: doublePrecision('trending').generatedAlwaysAs(sql`CASE WHEN vote_count > 0 THEN ln(vote_count) + extract(epoch from (created_at AT TIME ZONE 'UTC'))::double precision * (ln(2) / 86400) END`),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
   index('posts_board_created_idx').on(table.boardId, table.createdAt),
+  // One per sort of the board list (migration 0013 adds INCLUDE (status_id) to each).
+  index('posts_list_new_idx').on(table.boardId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_list_top_idx').on(table.boardId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_list_trending_idx').on(table.boardId, table.trending.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_workspace_idx').on(table.workspaceId),
   index('posts_search_idx').using('gin', table.search),
+  index('posts_workspace_id_idx').on(table.workspaceId, table.id),
+  index('posts_author_user_idx').on(table.authorUserId).where(sql`author_user_id IS NOT NULL`),
+  index('posts_tracker_issue_idx').on(sql`(${table.trackerIssue}->>'id')`).where(sql`${table.trackerIssue} is not null`),
 ])
+
+/** Unmerged posts per board and status, kept exact by a deferred trigger on posts: list totals without a count. */
+export const boardPostCounts = pgTable('board_post_counts', {
+  boardId: text('board_id').notNull().references(() => boards.id, { onDelete: 'cascade' }),
+  statusId: text('status_id').notNull().references(() => statuses.id, { onDelete: 'cascade' }),
+  posts: integer('posts').notNull().default(0),
+}, (table) => [primaryKey({ columns: [table.boardId, table.statusId] })])
 
 export const postLabels = pgTable('post_labels', {
   postId: text('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
@@ -105,7 +158,11 @@ export const comments = pgTable('comments', {
   ...authorColumns(),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
-}, (table) => [index('comments_post_created_idx').on(table.postId, table.createdAt)])
+}, (table) => [
+  index('comments_post_created_idx').on(table.postId, table.createdAt),
+  index('comments_workspace_id_idx').on(table.workspaceId, table.id),
+  index('comments_author_user_idx').on(table.authorUserId).where(sql`author_user_id IS NOT NULL`),
+])
 
 /** One vote per voter per post: a voter is a dashboard user or an end user. */
 export const votes = pgTable('votes', {
@@ -119,6 +176,7 @@ export const votes = pgTable('votes', {
   uniqueIndex('votes_post_user_key').on(table.postId, table.userId),
   uniqueIndex('votes_post_end_user_key').on(table.postId, table.endUserId),
   index('votes_post_created_idx').on(table.postId, table.createdAt),
+  index('votes_workspace_id_idx').on(table.workspaceId, table.id),
 ])
 
 export const statusChanges = pgTable('status_changes', {
@@ -139,3 +197,12 @@ export const events = pgTable('events', {
   data: jsonb('data').$type<Record<string, unknown>>().notNull(),
   createdAt: createdAt(),
 }, (table) => [index('events_workspace_created_idx').on(table.workspaceId, table.createdAt)])
+
+/** Inbound e-mails already turned into a post or comment, by Message-ID, so a redelivery is ignored. */
+export const inboundEmails = pgTable('inbound_emails', {
+  workspaceId: workspaceId(),
+  messageId: text('message_id').notNull(),
+  postId: text('post_id').references(() => posts.id, { onDelete: 'set null' }),
+  commentId: text('comment_id').references(() => comments.id, { onDelete: 'set null' }),
+  createdAt: createdAt(),
+}, (table) => [primaryKey({ columns: [table.workspaceId, table.messageId] })])

@@ -13,7 +13,7 @@ export const webhooks = pgTable('webhooks', {
   enabled: boolean('enabled').notNull().default(true),
   /** Why the service turned the endpoint off (e.g. the receiver answered 410); null when a person did, or when enabled. */
   disabledReason: text('disabled_reason'),
-  /** The signing secret, sealed with a key derived from SECRET_KEY (server/lib/seal.ts). */
+  /** The signing secret, sealed with a key derived from SECRET_KEY (server/lib/secrets.ts, context `webhook:<id>`). */
   secret: text('secret').notNull(),
   /** The secret before the last rotation, still signing alongside the new one until previousSecretExpiresAt. */
   previousSecret: text('previous_secret'),
@@ -53,7 +53,7 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   index('webhook_deliveries_event_idx').on(table.eventId),
 ])
 
-/** Every attempt, successful or not (CONTRACT §8). */
+/** Every attempt, successful or not (docs/api.md#webhooks). */
 export const webhookDeliveryLogs = pgTable('webhook_delivery_logs', {
   id: id(),
   webhookId: text('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { users } from './accounts.ts'
 import { at, createdAt, id } from './columns.ts'
@@ -24,9 +25,15 @@ export const workspaces = pgTable('workspaces', {
   currentPeriodEnd: at('current_period_end'),
   billingCustomerId: text('billing_customer_id'),
   billingSubscriptionId: text('billing_subscription_id'),
+  /** The local part of the workspace's intake address; the column default generates it (migration 0012). */
+  emailIntakeToken: text('email_intake_token').notNull().default(sql`replace(gen_random_uuid()::text, '-', '')`),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
-}, (table) => [uniqueIndex('workspaces_slug_key').on(table.slug), index('workspaces_billing_customer_idx').on(table.billingCustomerId)])
+}, (table) => [
+  uniqueIndex('workspaces_slug_key').on(table.slug),
+  index('workspaces_billing_customer_idx').on(table.billingCustomerId),
+  uniqueIndex('workspaces_email_intake_token_key').on(table.emailIntakeToken),
+])
 
 export const members = pgTable('members', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),

@@ -2,7 +2,7 @@ import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { apiKeys } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
-import { randomBase62, sha256Hex } from '../../lib/crypto.ts'
+import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
 import { newId } from '../../lib/ids.ts'
 import { KEY_PREFIX } from '../../plugins/credentials.ts'
 

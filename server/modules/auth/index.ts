@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
-import { authPlugin } from '../../plugins/auth.ts'
-import { enforceRateLimit } from '../../plugins/rate-limit.ts'
+import { authPlugin, enforceRateRules, type RateRule } from '../../plugins/auth.ts'
 import { requestPlugin } from '../../plugins/request.ts'
 import { toUserResponse, UserResponse } from '../user/model.ts'
 import { clearSessionCookies, setSessionCookies } from './cookies.ts'
@@ -11,17 +10,27 @@ import * as auth from './service.ts'
 
 const tags = ['Auth']
 const cookieOnly = [{ cookieAuth: [] }]
+const MAGIC_LINK_LIMITS: RateRule[] = [
+  { name: 'magic-link:ip', by: ({ clientIp }) => clientIp },
+  { name: 'magic-link:email', by: ({ body }) => auth.normalizeEmail(body.email), limit: 5, windowSeconds: 15 * 60 },
+]
+const RESEND_LIMITS: RateRule[] = [{ name: 'verify-email', by: ({ user }) => user!.id, limit: 5, windowSeconds: 15 * 60 }]
+
+/** Every way to ask for a sign-in link (this API, the built-in sign-in page) shares these limits. */
+export async function sendMagicLink(ctx: AppContext, headers: Record<string, string | number>, clientIp: string, input: { email: string; redirect_to?: string }) {
+  await enforceRateRules(ctx, headers, MAGIC_LINK_LIMITS, { clientIp, body: input })
+  await auth.requestMagicLink(ctx, input)
+}
 
 export const authModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/auth' })
     .use(requestPlugin(ctx))
     .use(authPlugin(ctx))
-    .post('/magic-link', async ({ body, clientIp, set }) => {
-      await enforceRateLimit(ctx, set.headers, `magic-link:ip:${clientIp}`, ctx.config.rateLimitPerIp)
-      await enforceRateLimit(ctx, set.headers, `magic-link:email:${auth.normalizeEmail(body.email)}`, 5, 15 * 60)
+    .post('/magic-link', async ({ body }) => {
       await auth.requestMagicLink(ctx, body)
       return { status: 'sent' }
     }, {
+      rateLimit: MAGIC_LINK_LIMITS,
       body: MagicLinkRequest,
       response: { 200: StatusResponse },
       detail: { operationId: 'requestMagicLink', tags, security: [], summary: 'E-mail a sign-in link', description: 'Creates the account when the address is new. The link carries a 15-minute single-use `token`. Limited per IP (RATE_LIMIT_PER_IP a minute) and per address (5 per 15 minutes).' },
@@ -34,7 +43,7 @@ export const authModule = (ctx: AppContext) =>
       body: MagicLinkVerifyRequest,
       cookie: SessionCookies,
       response: { 200: UserResponse },
-      detail: { operationId: 'verifyMagicLink', tags, security: [], summary: 'Exchange a sign-in link token for session cookies' },
+      detail: { operationId: 'verifyMagicLink', tags, security: [], summary: 'Exchange a sign-in link token for session cookies', description: 'Exchanges the single-use token from the sign-in e-mail for the `access_token` (15 minutes) and rotating `refresh_token` (30 days) cookies, and marks the address verified. An invalid, expired or used token is 401 UNAUTHENTICATED.' },
     })
     .post('/refresh', async ({ cookie }) => {
       const token = cookie.refresh_token?.value
@@ -61,7 +70,7 @@ export const authModule = (ctx: AppContext) =>
     }, {
       cookie: SessionCookies,
       response: { 200: StatusResponse },
-      detail: { operationId: 'logout', tags, security: [{ refreshCookie: [] }], summary: 'Revoke the session and clear its cookies' },
+      detail: { operationId: 'logout', tags, security: [{ refreshCookie: [] }], summary: 'Revoke the session and clear its cookies', description: 'Revokes the refresh token\'s session and clears both cookies. Succeeds without a session too, so it can always be called.' },
     })
     .post('/verify-email', async ({ body }) => {
       await auth.verifyEmail(ctx, body.token)
@@ -69,20 +78,20 @@ export const authModule = (ctx: AppContext) =>
     }, {
       body: TokenRequest,
       response: { 200: StatusResponse },
-      detail: { operationId: 'verifyEmail', tags, security: [], summary: 'Confirm an e-mail address with the token from the verification e-mail' },
+      detail: { operationId: 'verifyEmail', tags, security: [], summary: 'Confirm an e-mail address with the token from the verification e-mail', description: 'Marks the address of the token\'s user verified. An invalid, expired or used token is 401 UNAUTHENTICATED.' },
     })
-    .post('/resend-verification', async ({ user, set }) => {
+    .post('/resend-verification', async ({ user }) => {
       if (user.emailVerified) return { status: 'already_verified' }
-      await enforceRateLimit(ctx, set.headers, `verify-email:${user.id}`, 5, 15 * 60)
       await auth.sendVerificationEmail(ctx, user)
       return { status: 'sent' }
     }, {
       user: true,
+      rateLimit: RESEND_LIMITS,
       response: { 200: StatusResponse },
-      detail: { operationId: 'resendVerification', tags, security: cookieOnly, summary: 'Send the e-mail verification link again' },
+      detail: { operationId: 'resendVerification', tags, security: cookieOnly, summary: 'Send the e-mail verification link again', description: 'E-mails a new verification link to the signed-in user\'s address address.' },
     })
     .get('/me', ({ user }) => toUserResponse(user, ctx.config.baseUrl), {
       user: true,
       response: { 200: UserResponse },
-      detail: { operationId: 'getCurrentUser', tags, security: cookieOnly, summary: 'The signed-in user' },
+      detail: { operationId: 'getCurrentUser', tags, security: cookieOnly, summary: 'The signed-in user', description: 'The dashboard user behind the session cookie. Dashboard session only: API keys get 403 DASHBOARD_ONLY.' },
     })

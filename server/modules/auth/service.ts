@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import { authTokens, refreshTokens, sessions, users } from '../../db/schema/index.ts'
 import { ApiError } from '../../errors.ts'
-import { randomToken, sha256Hex } from '../../lib/crypto.ts'
+import { randomToken, sha256Hex } from '../../lib/secrets.ts'
 import { newId } from '../../lib/ids.ts'
 import { signJwt } from '../../lib/jwt.ts'
 
@@ -159,7 +159,7 @@ export async function sendVerificationEmail(ctx: AppContext, user: { id: string;
   })
 }
 
-/** Creates the account when the address is new (SPEC 4.2) and e-mails a 15-minute single-use link. */
+/** Creates the account when the address is new and e-mails a 15-minute single-use link (docs/api.md#credentials). */
 export async function requestMagicLink(ctx: AppContext, input: { email: string; redirect_to?: string }) {
   const email = normalizeEmail(input.email)
   const user = await findOrCreateUser(ctx.db, email)
@@ -180,7 +180,8 @@ export async function verifyMagicLink(ctx: AppContext, token: string, userAgent:
   const user = await findOrCreateUser(ctx.db, row.email)
   const [verified] = await ctx.db.update(users).set({ emailVerified: true, updatedAt: sql`now()` }).where(eq(users.id, user.id)).returning()
   const session = await issueSession(ctx, user.id, { userAgent })
-  return { user: verified ?? user, session }
+  const redirectTo = typeof row.data.redirect_to === 'string' ? row.data.redirect_to : '/dashboard'
+  return { user: verified ?? user, session, redirectTo }
 }
 
 export async function verifyEmail(ctx: AppContext, token: string) {

@@ -23,6 +23,6 @@ export const billingModule = (ctx: AppContext) =>
     // The signature covers the exact bytes, so the body is read as text and parsed after verification.
     parse: 'text',
     body: t.String({ maxLength: 512 * 1024 }),
-    response: { 200: t.Object({ received: t.Boolean(), outcome: Enum(['applied', 'duplicate', 'ignored']) }) },
-    detail: { operationId: 'receiveBillingEvent', tags: ['Billing'], security: [], summary: 'Billing provider events (Stripe-compatible signature in Stripe-Signature)' },
+    response: { 200: t.Object({ received: t.Boolean(), outcome: Enum(['applied', 'duplicate', 'ignored']) }, { $id: 'BillingEventReceipt', examples: [{ received: true, outcome: 'applied' }] }) },
+    detail: { operationId: 'receiveBillingEvent', tags: ['Billing'], security: [], summary: 'Billing provider events (Stripe-compatible signature in Stripe-Signature)', description: 'Called by the billing provider, not by clients. The raw body must carry a valid `Stripe-Signature` for BILLING_WEBHOOK_SECRET (400 BAD_REQUEST otherwise; 404 when no secret is configured). Events are applied once: a repeated event id answers `duplicate`, an unknown type `ignored`.' },
   })

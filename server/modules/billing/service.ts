@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
 import { billingEvents, PLANS, workspaces, type Plan, type SubscriptionStatus } from '../../db/schema/index.ts'
 import { ApiError } from '../../errors.ts'
-import { toHex, timingSafeEqual } from '../../lib/crypto.ts'
+import { toHex, timingSafeEqual } from '../../lib/secrets.ts'
 
 const TOLERANCE_SECONDS = 300
 

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { WorkspaceHeader, WorkspaceSlugParams } from '../workspaces/model.ts'
 import { BoardCreate, BoardResponse, BoardSlugParams, BoardUpdate, toBoardResponse, WorkspaceBoardParams } from './model.ts'
 import * as boards from './service.ts'
+import { WorkspaceHeader, WorkspaceSlugParams } from '../../lib/schema.ts'
 
 const tags = ['Boards']
 
@@ -14,14 +14,14 @@ export const boardsModule = (ctx: AppContext) =>
       headers: WorkspaceHeader,
       workspace: { scope: 'boards:read' },
       response: { 200: t.Array(BoardResponse) },
-      detail: { operationId: 'listBoards', tags, summary: 'Boards of the workspace, private ones included, oldest first' },
+      detail: { operationId: 'listBoards', tags, summary: 'Boards of the workspace, private ones included, oldest first', description: 'With an API key (`boards:read`) or a dashboard session. Private boards are included: they are hidden only on the public routes.' },
     })
     .get('/boards/:board_slug', async ({ workspace, params }) => toBoardResponse(await boards.getBoard(ctx.db, workspace.id, params.board_slug)), {
       params: BoardSlugParams,
       headers: WorkspaceHeader,
       workspace: { scope: 'boards:read' },
       response: { 200: BoardResponse },
-      detail: { operationId: 'getBoard', tags, summary: 'A board by slug' },
+      detail: { operationId: 'getBoard', tags, summary: 'A board by slug', description: 'With an API key (`boards:read`) or a dashboard session. An unknown slug, or a board of another workspace, is 404 NOT_FOUND.' },
     })
     .post('/workspaces/:workspace_slug/boards', async ({ workspace, body, set }) => {
       const board = await boards.createBoard(ctx.db, workspace.id, body)
@@ -48,5 +48,5 @@ export const boardsModule = (ctx: AppContext) =>
       params: WorkspaceBoardParams,
       workspace: { role: 'admin' },
       response: { 204: t.Void() },
-      detail: { operationId: 'deleteBoard', tags, summary: 'Delete a board with all its posts, comments and votes (admin, dashboard only)' },
+      detail: { operationId: 'deleteBoard', tags, summary: 'Delete a board with all its posts, comments and votes (admin, dashboard only)', description: 'Dashboard session of an admin (API keys get 403 DASHBOARD_ONLY). Deletes the board\'s posts with their comments and votes.' },
     })

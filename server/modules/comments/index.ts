@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { readPage } from '../feedback/paging.ts'
+import { readPage } from '../../lib/paging.ts'
 import { PostIdParams } from '../posts/model.ts'
 import { CommentCreate, CommentIdParams, CommentListQuery, CommentListResponse, CommentResponse, CommentUpdate } from './model.ts'
 import * as comments from './service.ts'
@@ -34,14 +34,14 @@ export const commentsModule = (ctx: AppContext) =>
       params: CommentIdParams,
       workspace: { scope: 'comments:read' },
       response: { 200: CommentResponse },
-      detail: { operationId: 'getComment', tags, summary: 'A comment' },
+      detail: { operationId: 'getComment', tags, summary: 'A comment', description: 'With an API key (`comments:read`) or a dashboard session. Internal notes are returned only to members and to keys with `comments:internal`; otherwise they are 404 NOT_FOUND.' },
     })
     .patch('/comments/:comment_id', ({ workspace, caller, member, params, body }) => comments.updateComment(ctx.db, workspace.id, caller, member, params.comment_id, body.body), {
       params: CommentIdParams,
       body: CommentUpdate,
       workspace: { scope: 'comments:write' },
       response: { 200: CommentResponse },
-      detail: { operationId: 'updateComment', tags, summary: 'Edit a comment (its author, an admin, or a key)' },
+      detail: { operationId: 'updateComment', tags, summary: 'Edit a comment (its author, an admin, or a key)', description: 'With an API key (`comments:write`) or a dashboard session. A member may edit their own comments; editing another author\'s needs the admin role (403 FORBIDDEN).' },
     })
     .delete('/comments/:comment_id', async ({ workspace, caller, member, params, set }) => {
       await comments.deleteComment(ctx.db, workspace.id, caller, member, params.comment_id)
@@ -50,5 +50,5 @@ export const commentsModule = (ctx: AppContext) =>
       params: CommentIdParams,
       workspace: { scope: 'comments:write' },
       response: { 204: t.Void() },
-      detail: { operationId: 'deleteComment', tags, summary: 'Delete a comment (raises `comment.deleted`); its replies move up a level' },
+      detail: { operationId: 'deleteComment', tags, summary: 'Delete a comment (raises `comment.deleted`); its replies move up a level', description: 'With an API key (`comments:write`) or a dashboard session (own comments, or admin). Records `comment.deleted` in the same transaction; replies are kept and re-attached to the deleted comment\'s parent.' },
     })

@@ -5,13 +5,13 @@ import { ApiError, conflict, forbidden, invalid, notFound } from '../../errors.t
 import { newId } from '../../lib/ids.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import type { Member } from '../../plugins/credentials.ts'
-import { recordEvent } from '../events/service.ts'
+import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, authorEndUser, authorKey, authorSelection, authorUser, resolveActor, toAuthor, type AuthorRow, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
-import { envelope, totalOf, type Page } from '../feedback/paging.ts'
+import { envelope, totalOf, type Page } from '../../lib/paging.ts'
 
 /** Who may see internal notes: members, and keys holding comments:internal; never end users. */
-export const seesInternal = (caller: FeedbackCaller) => caller.kind === 'session' || (caller.kind === 'api_key' && caller.scopes.includes('comments:internal'))
+export const seesInternal = (caller: FeedbackCaller) => caller.kind === 'session' || ((caller.kind === 'api_key' || caller.kind === 'oauth') && caller.scopes.includes('comments:internal'))
 
 function selectComments(db: Db | Tx) {
   return db
@@ -83,9 +83,9 @@ export async function createComment(db: Db, workspaceId: string, caller: Feedbac
   })
 }
 
-/** Authors edit their own comments; admins and keys with comments:write edit any. */
+/** Authors edit their own comments; admins, and keys and access tokens with comments:write, edit any. */
 function assertMayEdit(row: CommentRow, caller: Caller, member: Member | null) {
-  if (caller.kind === 'api_key') return
+  if (caller.kind === 'api_key' || caller.kind === 'oauth') return
   if (row.comment.authorUserId === caller.user.id || (member && member.role !== 'member')) return
   throw forbidden('Only the author or an admin can change this comment')
 }

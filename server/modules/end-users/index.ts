@@ -1,25 +1,27 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
-import { enforceRateLimit } from '../../plugins/rate-limit.ts'
-import { requestPlugin } from '../../plugins/request.ts'
-import { IdentifyRequest, IdentifyResponse, PublicWorkspaceParams, toEndUserResponse } from './model.ts'
+import { authPlugin, type RateRule } from '../../plugins/auth.ts'
+import { IdentifyRequest, IdentifyResponse, toEndUserResponse } from './model.ts'
 import { identify } from './service.ts'
+import { PublicWorkspaceParams } from '../../lib/schema.ts'
 
 const tags = ['End users']
+/** Per IP: the route and the portal's `?sso_token=` share this budget. */
+export const IDENTIFY_LIMITS: RateRule[] = [{ name: 'identify:ip', by: ({ clientIp }) => clientIp }]
 
 /** `POST /workspaces/{slug}/identify`: no credential; the customer's signed token is the proof. */
 export const identifyModule = (ctx: AppContext) =>
   new Elysia()
-    .use(requestPlugin(ctx))
+    .use(authPlugin(ctx))
     // The CORS preflight (headers from plugins/cors.ts): the widget identifies from the customer's origin.
     .options('/workspaces/:workspace_slug/identify', ({ set }) => {
       set.status = 204
     }, { detail: { hide: true } })
-    .post('/workspaces/:workspace_slug/identify', async ({ params, body, clientIp, set }) => {
-      await enforceRateLimit(ctx, set.headers, `identify:ip:${clientIp}`, ctx.config.rateLimitPerIp)
+    .post('/workspaces/:workspace_slug/identify', async ({ params, body }) => {
       const { endUser, sessionToken, expiresAt } = await identify(ctx, params.workspace_slug, body.token)
       return { ...toEndUserResponse(endUser), company: endUser.company, session_token: sessionToken, session_expires_at: expiresAt.toISOString() }
     }, {
+      rateLimit: IDENTIFY_LIMITS,
       params: PublicWorkspaceParams,
       body: IdentifyRequest,
       response: { 200: IdentifyResponse },

@@ -50,19 +50,28 @@ export async function identify(ctx: AppContext, workspaceSlug: string, token: st
   if (!config) throw conflict('This workspace has no JWT configuration, so identify is off; an admin sets it up under /workspaces/{slug}/jwt-config')
   const payload = await verifyCustomerToken(ctx, config, token)
   const profile = profileOf(payload)
-  const [row] = await ctx.db.insert(endUsers).values({ id: newId('endUser'), workspaceId: workspace.id, externalId: payload.sub, ...profile })
-    .onConflictDoUpdate({ target: [endUsers.workspaceId, endUsers.externalId], set: { ...profile, updatedAt: sql`now()` } })
+  const [row] = await ctx.db.insert(endUsers).values({ id: newId('endUser'), workspaceId: workspace.id, externalId: payload.sub, ...profile, verifiedAt: sql`now()` })
+    .onConflictDoUpdate({ target: [endUsers.workspaceId, endUsers.externalId], set: { ...profile, verifiedAt: sql`coalesce(${endUsers.verifiedAt}, now())`, updatedAt: sql`now()` } })
     .returning()
+  return { endUser: row!, ...(await mintWidgetSession(ctx, workspace.id, row!)) }
+}
+
+/**
+ * A 24-hour widget session for an end user. One minted while the identity is unverified carries `uv`:
+ * it stops working once the address is confirmed, so a session handed to whoever first typed the
+ * address never turns into a session of the confirmed customer.
+ */
+export async function mintWidgetSession(ctx: AppContext, workspaceId: string, endUser: { id: string; verifiedAt: Date | null }) {
   const sessionToken = await signJwt({
     key: ctx.keys.widgetSession,
     issuer: ctx.config.baseUrl,
     audience: WIDGET_SESSION_AUDIENCE,
     typ: WIDGET_SESSION_TYP,
-    subject: row!.id,
+    subject: endUser.id,
     expiresInSeconds: WIDGET_SESSION_SECONDS,
-    claims: { ws: workspace.id },
+    claims: endUser.verifiedAt ? { ws: workspaceId } : { ws: workspaceId, uv: true },
   })
-  return { endUser: row!, sessionToken, expiresAt: new Date(decodeJwt(sessionToken).exp! * 1000) }
+  return { sessionToken, expiresAt: new Date(decodeJwt(sessionToken).exp! * 1000) }
 }
 
 /** The end user behind a widget session token of this workspace; 401 for any other token. */
@@ -72,5 +81,23 @@ export async function endUserFromSession(ctx: AppContext, workspaceId: string, t
   if (claims.ws !== workspaceId) throw new ApiError('UNAUTHENTICATED', 'This session token belongs to another workspace')
   const [row] = await ctx.db.select().from(endUsers).where(and(eq(endUsers.id, claims.sub!), eq(endUsers.workspaceId, workspaceId)))
   if (!row) throw new ApiError('UNAUTHENTICATED', 'The end user of this session no longer exists: call identify again')
+  if (claims.uv === true && row.verifiedAt) throw new ApiError('UNAUTHENTICATED', 'This e-mail address was confirmed since this session began: confirm it by e-mail (POST /public/{workspace_slug}/visitors) for a new session')
   return row
+}
+
+/**
+ * The end user of an optional `Authorization: Bearer <session token>` on a public read (to personalise
+ * it). Reads never fail on a credential: a missing, malformed, expired or foreign token (or an API key)
+ * reads the anonymous view, whose missing `voted` tells the widget to drop its token.
+ */
+export async function sessionViewer(ctx: AppContext, workspaceSlug: string, authorization: string | null) {
+  const token = authorization === null ? undefined : /^bearer\s+(\S+)$/i.exec(authorization.trim())?.[1]
+  if (!token) return null
+  const workspace = await workspaceBySlug(ctx, workspaceSlug)
+  try {
+    return (await endUserFromSession(ctx, workspace.id, token)).id
+  } catch (error) {
+    if (error instanceof ApiError) return null
+    throw error
+  }
 }

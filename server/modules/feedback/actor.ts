@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../../db/client.ts'
 import { apiKeys, endUsers, users } from '../../db/schema/index.ts'
@@ -23,12 +23,16 @@ export type FeedbackCaller = Caller | EndUserCaller
 /** Who did it: a dashboard user, an end user, or an API key acting as itself. */
 export type Actor =
   | { kind: 'member'; userId: string; name: string | null }
-  | { kind: 'end_user'; endUserId: string; name: string | null }
+  | { kind: 'end_user'; endUserId: string; name: string | null; verified: boolean }
   | { kind: 'api_key'; keyId: string; name: string }
 
-export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail: string) {
+/**
+ * The anonymous end user of an address, created when new. `vouched`: a member or key names it, so the
+ * workspace stands behind it and a new identity starts verified; a visitor's own address starts unverified.
+ */
+export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail: string, vouched = false) {
   const email = rawEmail.trim().toLowerCase()
-  await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email })
+  await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email, verifiedAt: vouched ? sql`now()` : null })
     .onConflictDoNothing({ target: [endUsers.workspaceId, endUsers.email], where: sql`external_id is null` })
   const [row] = await db.select().from(endUsers).where(and(eq(endUsers.workspaceId, workspaceId), eq(endUsers.email, email), isNull(endUsers.externalId)))
   return row!
@@ -47,11 +51,11 @@ export async function resolveActor(db: Db | Tx, workspaceId: string, caller: Fee
   if (named.end_user_id !== undefined) {
     const [row] = await db.select().from(endUsers).where(and(eq(endUsers.id, named.end_user_id), eq(endUsers.workspaceId, workspaceId)))
     if (!row) throw notFound('End user')
-    return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email }
+    return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email, verified: row.verifiedAt !== null }
   }
   if (named.email !== undefined) {
-    const row = await endUserByEmail(db, workspaceId, named.email)
-    return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email }
+    const row = await endUserByEmail(db, workspaceId, named.email, caller.kind !== 'end_user')
+    return { kind: 'end_user', endUserId: row.id, name: row.name ?? row.email, verified: row.verifiedAt !== null }
   }
   if (caller.kind === 'api_key') return { kind: 'api_key', keyId: caller.keyId, name: caller.name }
   if (caller.kind === 'end_user') throw new Error('unreachable: an end user always names itself')
@@ -77,11 +81,18 @@ export const authorSelection = {
   authorEndUserId: authorEndUser.id,
   authorEndUserName: sql<string | null>`coalesce(${authorEndUser.name}, ${authorEndUser.email})`,
   authorEndUserEmail: authorEndUser.email,
+  authorEndUserVerifiedAt: authorEndUser.verifiedAt,
   authorKeyId: authorKey.id,
   authorKeyName: authorKey.name,
 }
 
-export type AuthorRow = { [K in keyof typeof authorSelection]: string | null }
+export type AuthorRow = { [K in Exclude<keyof typeof authorSelection, 'authorEndUserVerifiedAt'>]: string | null } & { authorEndUserVerifiedAt: Date | null }
+
+/** Whether what the author wrote counts as verified: only an unconfirmed anonymous e-mail identity does not. */
+export const authorVerified = (row: Pick<AuthorRow, 'authorEndUserId' | 'authorEndUserVerifiedAt'>) => row.authorEndUserId === null || row.authorEndUserVerifiedAt !== null
+
+/** For `verified=true|false` filters: the row's end user (`column`) is an unconfirmed anonymous identity. */
+export const isUnverifiedEndUser = (column: SQLWrapper) => sql`exists (select 1 from ${endUsers} where ${endUsers.id} = ${column} and ${endUsers.verifiedAt} is null)`
 
 export interface AuthorResponse {
   type: 'member' | 'end_user' | 'api_key' | 'deleted'

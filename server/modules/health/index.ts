@@ -7,7 +7,7 @@ const HealthResponse = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('degraded')]),
   version: t.String(),
   database: t.Union([t.Literal('ok'), t.Literal('unavailable')]),
-})
+}, { $id: 'Health', examples: [{ status: 'ok', version: API_VERSION, database: 'ok' }, { status: 'degraded', version: API_VERSION, database: 'unavailable' }] })
 
 export const healthModule = (ctx: AppContext) =>
   new Elysia().get(
@@ -19,6 +19,6 @@ export const healthModule = (ctx: AppContext) =>
     },
     {
       response: { 200: HealthResponse, 503: HealthResponse },
-      detail: { operationId: 'getHealth', tags: ['Health'], summary: 'Service and database health', security: [] },
+      detail: { operationId: 'getHealth', tags: ['Health'], summary: 'Service and database health', description: 'Needs no credentials. 200 with `status: ok` when the database answers, 503 with `status: degraded` when it does not; load balancers can use it as a readiness check.', security: [] },
     },
   )

@@ -1,17 +1,17 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { WorkspaceSlugParams } from '../workspaces/model.ts'
 import { JWTConfigCreate, JWTConfigResponse, JWTConfigUpdate, SecretRotation, toJwtConfigResponse } from './model.ts'
 import * as config from './service.ts'
+import { WorkspaceSlugParams } from '../../lib/schema.ts'
 
 const tags = ['JWT configuration']
 
-/** How a workspace's backend identifies its end users (CONTRACT §10): admin, dashboard only. */
+/** How a workspace's backend identifies its end users (docs/api.md#credentials): admin, dashboard only. */
 export const jwtConfigModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/workspaces/:workspace_slug/jwt-config' })
     .use(authPlugin(ctx))
-    .post('/', async ({ workspace, body, set }) => {
+    .post('', async ({ workspace, body, set }) => {
       const { row, secret } = await config.createJwtConfig(ctx, workspace.id, body)
       set.status = 201
       return toJwtConfigResponse(row, secret)
@@ -22,13 +22,13 @@ export const jwtConfigModule = (ctx: AppContext) =>
       response: { 201: JWTConfigResponse },
       detail: { operationId: 'createJwtConfig', tags, summary: 'Configure identify (admin, dashboard only)', description: 'HS256: the service generates the secret and returns it in `secret`, only in this response; store it on your backend. RS256, ES256, EdDSA: give `public_key` (PEM) or `jwks_url`. A second configuration is 409; change it with PATCH.' },
     })
-    .get('/', async ({ workspace }) => toJwtConfigResponse(await config.getJwtConfig(ctx, workspace.id)), {
+    .get('', async ({ workspace }) => toJwtConfigResponse(await config.getJwtConfig(ctx, workspace.id)), {
       params: WorkspaceSlugParams,
       workspace: { role: 'admin' },
       response: { 200: JWTConfigResponse },
       detail: { operationId: 'getJwtConfig', tags, summary: 'The JWT configuration (the secret is never shown again)', description: '404 when the workspace has none.' },
     })
-    .patch('/', async ({ workspace, body }) => {
+    .patch('', async ({ workspace, body }) => {
       const { row, secret } = await config.updateJwtConfig(ctx, workspace.id, body)
       return toJwtConfigResponse(row, secret)
     }, {

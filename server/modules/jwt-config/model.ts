@@ -1,7 +1,6 @@
 import { t } from 'elysia'
 import type { jwtConfigs } from '../../db/schema/index.ts'
-import { Enum } from '../../lib/schema.ts'
-import { Timestamp } from '../user/model.ts'
+import { Enum, Timestamp } from '../../lib/schema.ts'
 
 export const JwtAlgorithm = Enum(['HS256', 'RS256', 'ES256', 'EdDSA'], {
   description: '`HS256`: the service generates a shared secret. `RS256`, `ES256` (P-256), `EdDSA` (Ed25519): give `public_key` or `jwks_url`',
@@ -16,7 +15,7 @@ export const JWTConfigCreate = t.Object({
   jwks_url: t.Optional(JwksUrl),
   issuer: t.Optional(Claim('iss')),
   audience: t.Optional(Claim('aud')),
-}, { additionalProperties: false, description: 'JWTConfigCreate' })
+}, { additionalProperties: false, $id: 'JwtConfigCreate', examples: [{ algorithm: 'HS256', issuer: 'https://app.acme.example', audience: 'chorus' }] })
 
 export const JWTConfigUpdate = t.Object({
   algorithm: t.Optional(JwtAlgorithm),
@@ -24,11 +23,11 @@ export const JWTConfigUpdate = t.Object({
   jwks_url: t.Optional(t.Nullable(JwksUrl)),
   issuer: t.Optional(t.Nullable(Claim('iss'))),
   audience: t.Optional(t.Nullable(Claim('aud'))),
-}, { additionalProperties: false, minProperties: 1, description: 'JWTConfigUpdate: null clears a field. Switching to HS256 generates a secret, returned in this response only' })
+}, { additionalProperties: false, minProperties: 1, $id: 'JwtConfigUpdate', examples: [{ audience: null }], description: 'Null clears a field. Switching to HS256 generates a secret, returned in this response only' })
 
 export const SecretRotation = t.Object({
   overlap_seconds: t.Optional(t.Integer({ minimum: 0, maximum: 7 * 86_400, description: 'How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak)' })),
-}, { additionalProperties: false, description: 'SecretRotation' })
+}, { additionalProperties: false, $id: 'JwtSecretRotation', examples: [{ overlap_seconds: 86400 }] })
 
 export const JWTConfigResponse = t.Object({
   algorithm: JwtAlgorithm,
@@ -41,7 +40,7 @@ export const JWTConfigResponse = t.Object({
   secret: t.Optional(t.String({ description: 'The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it' })),
   created_at: Timestamp,
   updated_at: Timestamp,
-}, { description: 'JWTConfigResponse' })
+}, { $id: 'JwtConfig', examples: [{ algorithm: 'HS256', has_secret: true, secret: 'jwt_secret_shown_once_0123456789abcdef', public_key: null, jwks_url: null, issuer: 'https://app.acme.example', audience: 'chorus', previous_secret_expires_at: null, created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-23T14:05:12.345Z' }] })
 
 type JwtConfigRow = typeof jwtConfigs.$inferSelect
 

@@ -3,8 +3,9 @@ import { importSPKI } from 'jose'
 import type { AppContext } from '../../context.ts'
 import { jwtConfigs, type JwtAlgorithm } from '../../db/schema/index.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
-import { randomBase62, seal } from '../../lib/crypto.ts'
-import { assertFetchable, forgetKeySets, UnsafeUrlError } from './jwks.ts'
+import { randomBase62, sealContext } from '../../lib/secrets.ts'
+import { OutboundRefused } from '../../lib/outbound.ts'
+import { forgetKeySets } from './jwks.ts'
 
 export const DEFAULT_OVERLAP_SECONDS = 24 * 3600
 
@@ -18,12 +19,9 @@ export interface JwtConfigInput {
   audience?: string | null
 }
 
-/** The AES-GCM context binds a sealed secret to its workspace. */
-export const secretContext = (workspaceId: string) => `jwt-config:${workspaceId}`
-
 async function newSecret(ctx: AppContext, workspaceId: string) {
   const secret = randomBase62(48)
-  return { secret, sealed: await seal(ctx.keys.jwtConfigSecrets, secret, secretContext(workspaceId)) }
+  return { secret, sealed: await ctx.secrets.seal(secret, sealContext.jwtConfigSecret(workspaceId)) }
 }
 
 /** The key source of an asymmetric algorithm: exactly one of a PEM key (that imports for the algorithm) or a safe JWKS address. */
@@ -43,9 +41,9 @@ async function checkKeySource(ctx: AppContext, algorithm: JwtAlgorithm, publicKe
   }
   if (jwksUrl !== null) {
     try {
-      await assertFetchable(jwksUrl, ctx.config.webhookAllowPrivate)
+      await ctx.outbound.check(jwksUrl, { httpsOnly: true })
     } catch (error) {
-      if (error instanceof UnsafeUrlError) throw invalid(['body', 'jwks_url'], `jwks_url ${error.message}`)
+      if (error instanceof OutboundRefused) throw invalid(['body', 'jwks_url'], `jwks_url ${error.message}`)
       throw error
     }
   }

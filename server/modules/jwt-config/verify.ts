@@ -1,9 +1,10 @@
 import { errors, importSPKI, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey } from 'jose'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
-import { unseal } from '../../lib/crypto.ts'
+import { OutboundRefused } from '../../lib/outbound.ts'
+import { sealContext } from '../../lib/secrets.ts'
 import { remoteKeySet } from './jwks.ts'
-import { secretContext, type JwtConfig } from './service.ts'
+import type { JwtConfig } from './service.ts'
 
 /** How far ahead a customer token may expire: a leaked token must not identify someone for long. */
 export const MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600
@@ -30,11 +31,11 @@ async function candidateKeys(ctx: AppContext, config: JwtConfig): Promise<(Uint8
   if (config.algorithm === 'HS256') {
     const sealed = [config.secretSealed]
     if (config.previousSecretSealed && config.previousSecretExpiresAt && config.previousSecretExpiresAt > new Date()) sealed.push(config.previousSecretSealed)
-    const secrets = await Promise.all(sealed.filter((value): value is string => value !== null).map((value) => unseal(ctx.keys.jwtConfigSecrets, value, secretContext(config.workspaceId))))
+    const secrets = await Promise.all(sealed.filter((value): value is string => value !== null).map((value) => ctx.secrets.unseal(value, sealContext.jwtConfigSecret(config.workspaceId))))
     return secrets.map((secret) => encoder.encode(secret))
   }
   if (config.publicKey) return [await pemKey(config.publicKey, config.algorithm)]
-  return [remoteKeySet(config.workspaceId, config.jwksUrl!, ctx.config.webhookAllowPrivate)]
+  return [remoteKeySet(config.workspaceId, config.jwksUrl!, ctx.outbound)]
 }
 
 function explain(error: unknown, config: JwtConfig): ApiError {
@@ -42,6 +43,7 @@ function explain(error: unknown, config: JwtConfig): ApiError {
   if (error instanceof errors.JOSEAlgNotAllowed) return refused(`the token must be signed with ${config.algorithm}`)
   if (error instanceof errors.JWSSignatureVerificationFailed) return refused("the signature does not match this workspace's key")
   if (error instanceof errors.JWKSNoMatchingKey) return refused("no key of the workspace's JWKS matches the token's kid and alg")
+  if (error instanceof OutboundRefused) return refused(`the workspace's JWKS address ${error.message}`)
   if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return refused("the workspace's JWKS could not be fetched")
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.reason === 'missing') return refused(`the token has no "${error.claim}" claim (exp and sub are required)`)

@@ -1,22 +1,22 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { WorkspaceHeader } from '../workspaces/model.ts'
 import { LabelCreate, LabelParams, LabelResponse, LabelUpdate, toLabelResponse } from './model.ts'
 import * as labels from './service.ts'
+import { WorkspaceHeader } from '../../lib/schema.ts'
 
 const tags = ['Labels']
 
 export const labelsModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/labels' })
     .use(authPlugin(ctx))
-    .get('/', async ({ workspace }) => (await labels.listLabels(ctx.db, workspace.id)).map(toLabelResponse), {
+    .get('', async ({ workspace }) => (await labels.listLabels(ctx.db, workspace.id)).map(toLabelResponse), {
       headers: WorkspaceHeader,
       workspace: { scope: 'labels:read' },
       response: { 200: t.Array(LabelResponse) },
-      detail: { operationId: 'listLabels', tags, summary: 'Labels of the workspace, by name' },
+      detail: { operationId: 'listLabels', tags, summary: 'Labels of the workspace, by name', description: 'With an API key (`labels:read`) or a dashboard session; sorted by name. Not paged: a workspace has few labels.' },
     })
-    .post('/', async ({ workspace, body, set }) => {
+    .post('', async ({ workspace, body, set }) => {
       const label = await labels.createLabel(ctx.db, workspace.id, body)
       set.status = 201
       return toLabelResponse(label)
@@ -43,5 +43,5 @@ export const labelsModule = (ctx: AppContext) =>
       headers: WorkspaceHeader,
       workspace: { scope: 'labels:write' },
       response: { 204: t.Void() },
-      detail: { operationId: 'deleteLabel', tags, summary: 'Delete a label; posts lose it and stay' },
+      detail: { operationId: 'deleteLabel', tags, summary: 'Delete a label; posts lose it and stay', description: 'With an API key (`labels:write`) or a dashboard session. The posts that carried the label lose it and stay. An unknown id is 404 NOT_FOUND.' },
     })

@@ -3,8 +3,10 @@ import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import { members, users, workspaces, type Role } from '../../db/schema/index.ts'
 import { ApiError, conflict, forbidden, notFound } from '../../errors.ts'
+import { withWorkspaceLogo } from '../../lib/mail.ts'
 import type { Member, Workspace } from '../../plugins/credentials.ts'
 import { consumeAuthToken, createAuthToken, findOrCreateUser, issueSession, linkTo, normalizeEmail } from '../auth/service.ts'
+import { fileUrl } from '../files/model.ts'
 import type { MemberRow } from './model.ts'
 
 const memberColumns = {
@@ -35,11 +37,12 @@ export async function inviteMember(ctx: AppContext, workspace: Workspace, invite
     .onConflictDoUpdate({ target: [members.workspaceId, members.userId], set: values })
   const token = await createAuthToken(ctx.db, { purpose: 'invitation', email, userId: user.id, data: { workspace_id: workspace.id } })
   const link = linkTo(ctx, 'accept-invite', { token, workspace: workspace.slug })
-  await ctx.mail.send({
+  await ctx.mail.send(withWorkspaceLogo({
     to: email,
     subject: `You are invited to ${workspace.name} on Chorus`,
     text: `You have been invited to join ${workspace.name} on Chorus as ${input.role}. Accept within 7 days:\n\n${link}\n`,
-  })
+    workspaceId: workspace.id,
+  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }))
   return getMember(ctx.db, workspace.id, user.id)
 }
 

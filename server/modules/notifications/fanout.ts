@@ -1,9 +1,10 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
-import { members, notificationEvents, notificationSubscriptions, type events } from '../../db/schema/index.ts'
+import { members, notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
+import type { OutboxEvent } from '../../events/outbox.ts'
+import type { EventSubscriber } from '../../events/subscriber.ts'
 import { newId } from '../../lib/ids.ts'
 
-type EventRow = typeof events.$inferSelect
 type Data = Record<string, any>
 
 /** One line a person reads in a list or an e-mail subject. */
@@ -19,6 +20,7 @@ export function describeEvent(type: string, data: Data): string {
     case 'comment.deleted': return 'Comment deleted'
     case 'vote.created': return `New vote (${data.votes} in total)`
     case 'vote.deleted': return `Vote removed (${data.votes} in total)`
+    case 'changelog.published': return `Changelog published: ${data.entry?.title}`
     default: return type
   }
 }
@@ -27,7 +29,7 @@ export function describeEvent(type: string, data: Data): string {
  * Notification events for every active member subscribed to each event's kind, written in the
  * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts).
  */
-export async function notifySubscribers(tx: Db | Tx, rows: EventRow[]) {
+export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[]) {
   const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
   if (!workspaceIds.length) return
   const subscriptions = await tx
@@ -51,3 +53,5 @@ export async function notifySubscribers(tx: Db | Tx, rows: EventRow[]) {
     })))
   if (values.length) await tx.insert(notificationEvents).values(values).onConflictDoNothing()
 }
+
+export const notificationSubscriber: EventSubscriber = { name: 'notifications', fanOut: notifySubscribers }

@@ -2,12 +2,13 @@ import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin, type Caller } from '../../plugins/auth.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
-import { WorkspaceSlugParams } from '../workspaces/model.ts'
 import {
   NotificationEventListResponse, NotificationEventQuery, SubscriptionCreate, SubscriptionParams, SubscriptionResponse,
   SubscriptionToggle, toNotificationEventResponse, toSubscriptionResponse,
 } from './model.ts'
 import * as notifications from './service.ts'
+import { WorkspaceSlugParams } from '../../lib/schema.ts'
+import { pageSizeBody, readPageSize } from '../../lib/paging.ts'
 
 const tags = ['Notifications']
 
@@ -21,7 +22,7 @@ export const notificationsModule = (ctx: AppContext) =>
       params: WorkspaceSlugParams,
       workspace: { scope: 'notifications:read' },
       response: { 200: t.Array(SubscriptionResponse) },
-      detail: { operationId: 'listNotificationSubscriptions', tags, summary: "A member's own subscriptions; with a key, every member's" },
+      detail: { operationId: 'listNotificationSubscriptions', tags, summary: "A member's own subscriptions; with a key, every member's", description: 'With an API key (`notifications:read`) or a dashboard session. A member sees their own subscriptions; a key sees every member\'s.' },
     })
     .post('/subscriptions', async ({ workspace, member, body, set }) => {
       const row = await notifications.createSubscription(ctx.db, workspace.id, member!.userId, body)
@@ -49,11 +50,12 @@ export const notificationsModule = (ctx: AppContext) =>
       params: SubscriptionParams,
       workspace: { scope: 'notifications:write' },
       response: { 204: t.Void() },
-      detail: { operationId: 'deleteNotificationSubscription', tags, summary: 'Delete a subscription' },
+      detail: { operationId: 'deleteNotificationSubscription', tags, summary: 'Delete a subscription', description: 'With an API key (`notifications:write`) or a dashboard session. A member deletes their own; a key any of the workspace. An unknown id is 404 NOT_FOUND.' },
     })
     .get('/events', async ({ workspace, caller, query }) => {
-      const { items, page, pageSize, total } = await notifications.listNotificationEvents(ctx.db, audience(workspace, caller), query)
-      return { items: items.map(toNotificationEventResponse), page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize) }
+      const page = readPageSize(query)
+      const { items, total } = await notifications.listNotificationEvents(ctx.db, audience(workspace, caller), page)
+      return pageSizeBody(items.map(toNotificationEventResponse), page, total)
     }, {
       params: WorkspaceSlugParams,
       query: NotificationEventQuery,

@@ -5,8 +5,12 @@ import { eq, inArray, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
 import { rowsOf } from '../../db/client.ts'
 import { notificationEvents, users, workspaces } from '../../db/schema/index.ts'
-import { sealKey } from '../../lib/seal.ts'
+import { AUTOMATIC_MAIL_HEADERS, intakeAddress, notificationMessageId } from '../inbound-email/addresses.ts'
+import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
+import { describeError } from '../../db/errors.ts'
+import { sendChangelogMail } from '../changelog/mail.ts'
 
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
@@ -22,7 +26,7 @@ async function claim(ctx: AppContext, limit: number) {
     returning id`))
   if (!claimed.length) return []
   return ctx.db
-    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name })
+    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
     .from(notificationEvents)
     .innerJoin(users, eq(users.id, notificationEvents.userId))
     .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
@@ -32,17 +36,22 @@ async function claim(ctx: AppContext, limit: number) {
 async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[number]) {
   const { event } = row
   try {
-    const sender = await senderFor(ctx.db, await sealKey(ctx.config.secretKey), event.workspaceId, row.workspaceName)
-    await ctx.mail.send({
+    const sender = await senderFor(ctx.db, ctx.secrets, event.workspaceId, row.workspaceName)
+    await ctx.mail.send(withWorkspaceLogo({
       to: row.email,
       subject: `[${row.workspaceName}] ${event.subject}`,
-      text: `${event.subject}\n\nEvent: ${event.eventType}\nWorkspace: ${row.workspaceName}\n\nManage your notifications: ${ctx.config.dashboardUrl}\n`,
+      text: `${event.subject}\n\nEvent: ${event.eventType}\nWorkspace: ${row.workspaceName}\n\nReply to this e-mail to comment on the post.\nManage your notifications: ${ctx.config.dashboardUrl}\n`,
       ...(sender ?? {}),
-    })
+      workspaceId: event.workspaceId,
+      // Replies come back through the workspace's intake address and are threaded by this id.
+      messageId: notificationMessageId(event.id, ctx.config.inboundEmailDomain),
+      replyTo: intakeAddress(row.intakeToken, ctx.config.inboundEmailDomain),
+      headers: AUTOMATIC_MAIL_HEADERS,
+    }, { name: row.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, row.logoFileId) }))
     await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(eq(notificationEvents.id, event.id))
   } catch (error) {
     const failed = event.emailAttempts >= MAX_ATTEMPTS
-    ctx.log.warn('notification e-mail not sent', { id: event.id, attempt: event.emailAttempts, error: String(error) })
+    ctx.log.warn('notification e-mail not sent', { id: event.id, attempt: event.emailAttempts, error: describeError(error) })
     // Backs off 30 s, 1 min, 2 min, ... by pushing the lease (also "not before") out.
     await ctx.db.update(notificationEvents)
       .set(failed ? { emailStatus: 'failed', emailLeaseUntil: null } : { emailLeaseUntil: sql`now() + ${`${30 * 2 ** (event.emailAttempts - 1)} seconds`}::interval` })
@@ -58,9 +67,11 @@ export function startNotificationMailer(ctx: AppContext, options: { pollMs?: num
     try {
       const batch = await claim(ctx, 20)
       await Promise.all(batch.map((row) => sendOne(ctx, row)))
-      if (batch.length && !stopped) return schedule(0)
+      // Changelog mail rides the same loop: its retries and any mail a crash left pending go from here.
+      const changelog = await sendChangelogMail(ctx)
+      if ((batch.length || changelog) && !stopped) return schedule(0)
     } catch (error) {
-      if (!stopped) ctx.log.error('notification mailer', { error: String(error) })
+      if (!stopped) ctx.log.error('notification mailer', { error: describeError(error) })
     }
     schedule(options.pollMs ?? 250)
   }

@@ -1,16 +1,15 @@
 import { t } from 'elysia'
+import { PageSizeQuery, pageSizeEnvelope } from '../../lib/paging.ts'
 import type { notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
-import { Enum } from '../../lib/schema.ts'
-import { Timestamp } from '../user/model.ts'
-import { EventKinds } from '../webhooks/model.ts'
-import { WorkspaceSlugParams } from '../workspaces/model.ts'
+import { Enum, Timestamp, WorkspaceSlugParams } from '../../lib/schema.ts'
+import { EventKinds } from '../../events/model.ts'
 
 const Channel = Enum(['email', 'in_app'])
 const slug = WorkspaceSlugParams.properties.workspace_slug
 
-export const SubscriptionCreate = t.Object({ events: EventKinds, channel: Channel }, { additionalProperties: false, description: 'SubscriptionCreate' })
-export const SubscriptionToggle = t.Object({ enabled: t.Boolean() }, { additionalProperties: false, description: 'SubscriptionToggle' })
-export const SubscriptionParams = t.Object({ workspace_slug: slug, subscription_id: t.String({ maxLength: 64 }) })
+export const SubscriptionCreate = t.Object({ events: EventKinds, channel: Channel }, { additionalProperties: false, $id: 'NotificationSubscriptionCreate', examples: [{ events: ['post.created', 'status.changed'], channel: 'email' }] })
+export const SubscriptionToggle = t.Object({ enabled: t.Boolean() }, { additionalProperties: false, $id: 'NotificationSubscriptionToggle', examples: [{ enabled: false }] })
+export const SubscriptionParams = t.Object({ workspace_slug: slug, subscription_id: t.String({ maxLength: 64, examples: ['nsub_0mi9x2k3aq1b2c3d4e5f6g7h8'] }) })
 
 export const SubscriptionResponse = t.Object({
   id: t.String(),
@@ -19,12 +18,9 @@ export const SubscriptionResponse = t.Object({
   channel: Channel,
   enabled: t.Boolean(),
   created_at: Timestamp,
-}, { description: 'SubscriptionResponse' })
+}, { $id: 'NotificationSubscription', examples: [{ id: 'nsub_0mi9x2k3aq1b2c3d4e5f6g7h8', user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', events: ['post.created', 'status.changed'], channel: 'email', enabled: true, created_at: '2026-11-22T09:30:00.000Z' }] })
 
-export const NotificationEventQuery = t.Object({
-  page: t.Optional(t.Integer({ minimum: 1, description: 'Page number, from 1 (default 1)' })),
-  page_size: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1–100 (default 50)' })),
-}, { additionalProperties: false })
+export const NotificationEventQuery = t.Object(PageSizeQuery, { additionalProperties: false })
 
 export const NotificationEventResponse = t.Object({
   id: t.String(),
@@ -37,15 +33,9 @@ export const NotificationEventResponse = t.Object({
   email_status: t.Nullable(Enum(['pending', 'sent', 'failed'], { description: 'null for in_app' })),
   sent_at: t.Nullable(Timestamp),
   created_at: Timestamp,
-}, { description: 'NotificationEventResponse' })
+}, { $id: 'NotificationEvent', examples: [{ id: 'ntf_0mi9x2k3aq1b2c3d4e5f6g7h8', user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', event_id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8', event_type: 'post.created', channel: 'email', subject: 'New post: Dark mode', data: { post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8' }, email_status: 'sent', sent_at: '2026-11-23T14:05:12.345Z', created_at: '2026-11-22T09:30:00.000Z' }] })
 
-export const NotificationEventListResponse = t.Object({
-  items: t.Array(NotificationEventResponse),
-  page: t.Integer(),
-  page_size: t.Integer(),
-  total: t.Integer(),
-  total_pages: t.Integer(),
-}, { description: 'NotificationEventListResponse' })
+export const NotificationEventListResponse = pageSizeEnvelope(NotificationEventResponse, 'NotificationEventPage', [{ items: [{ id: 'ntf_0mi9x2k3aq1b2c3d4e5f6g7h8', user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', event_id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8', event_type: 'post.created', channel: 'in_app', subject: 'New post: Dark mode', data: { post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8' }, email_status: null, sent_at: null, created_at: '2026-11-22T09:30:00.000Z' }], page: 1, page_size: 20, total: 1, total_pages: 1 }])
 
 export const toSubscriptionResponse = (row: typeof notificationSubscriptions.$inferSelect) => ({
   id: row.id,

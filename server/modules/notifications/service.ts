@@ -3,6 +3,7 @@ import type { Db } from '../../db/client.ts'
 import { notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
 import { conflict, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
+import type { Page } from '../../lib/paging.ts'
 
 /** Whose notifications a caller sees: a member their own; an API key (no person behind it) every member's. */
 export type Audience = { workspaceId: string; userId: string | null }
@@ -34,13 +35,11 @@ export async function deleteSubscription(db: Db, audience: Audience, id: string)
   if (!row) throw notFound('Subscription')
 }
 
-export async function listNotificationEvents(db: Db, audience: Audience, query: { page?: number; page_size?: number }) {
-  const page = query.page ?? 1
-  const pageSize = query.page_size ?? 50
+export async function listNotificationEvents(db: Db, audience: Audience, page: Page) {
   const where = and(eq(notificationEvents.workspaceId, audience.workspaceId), audience.userId ? eq(notificationEvents.userId, audience.userId) : undefined)
   const [items, [total]] = await Promise.all([
-    db.select().from(notificationEvents).where(where).orderBy(desc(notificationEvents.createdAt), desc(notificationEvents.id)).limit(pageSize).offset((page - 1) * pageSize),
+    db.select().from(notificationEvents).where(where).orderBy(desc(notificationEvents.createdAt), desc(notificationEvents.id)).limit(page.perPage).offset(page.offset),
     db.select({ value: count() }).from(notificationEvents).where(where),
   ])
-  return { items, page, pageSize, total: total!.value }
+  return { items, total: total!.value }
 }

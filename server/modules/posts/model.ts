@@ -1,15 +1,25 @@
 import { t } from 'elysia'
-import { Enum } from '../../lib/schema.ts'
+import { Enum, Integer, Timestamp } from '../../lib/schema.ts'
 import { Email } from '../auth/model.ts'
-import { PagingQuery, pageEnvelope } from '../feedback/paging.ts'
-import { Timestamp } from '../user/model.ts'
+import { PagingQuery, pageEnvelope } from '../../lib/paging.ts'
+import { TITLE_TEXT_RULE } from '../../lib/text.ts'
+
+const TITLE_DESCRIPTION = `The post's heading. ${TITLE_TEXT_RULE}`
+
+/** The example of the `Post` component, reused by the schemas that embed it. */
+export const postExample = {
+  id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8', board: 'ideas', board_id: 'brd_0mi9x2k3aq1b2c3d4e5f6g7h8', title: 'Dark mode', body: 'Our support team works nights.',
+  status: 'Planned', status_id: 'sts_0mi9x2k3aq1b2c3d4e5f6g7h8', status_kind: 'planned' as const, labels: ['ui'], votes: 12, comment_count: 3,
+  author: { type: 'end_user' as const, id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', name: 'Grace Hopper', email: 'grace@customer.example' }, verified: true,
+  owner_user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', merged_into: null, tracker_issue: null, created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-23T14:05:12.345Z',
+}
 
 export const AuthorResponse = t.Object({
   type: Enum(['member', 'end_user', 'api_key', 'deleted']),
   id: t.Nullable(t.String()),
   name: t.String(),
   email: t.Nullable(t.String({ description: 'Hidden (null) on public routes' })),
-})
+}, { $id: 'Author', examples: [{ type: 'end_user', id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', name: 'Grace Hopper', email: 'grace@customer.example' }] })
 
 const onBehalf = {
   email: t.Optional(Email),
@@ -20,23 +30,29 @@ export const StatusRef = t.String({ minLength: 1, maxLength: 64, description: 'A
 const LabelSlugs = t.Array(t.String({ minLength: 1, maxLength: 48 }), { maxItems: 20, uniqueItems: true, description: 'Label slugs' })
 
 export const PostCreate = t.Object({
-  title: t.String({ minLength: 1, maxLength: 200 }),
+  title: t.String({ minLength: 1, maxLength: 200, description: TITLE_DESCRIPTION }),
   body: t.Optional(t.String({ maxLength: 20_000 })),
   labels: t.Optional(LabelSlugs),
   status: t.Optional(StatusRef),
   ...onBehalf,
-}, { additionalProperties: false, description: 'PostCreate' })
+}, { additionalProperties: false, $id: 'PostCreate', examples: [{ title: 'Dark mode', body: 'Our support team works nights.', labels: ['ui'], email: 'grace@customer.example' }] })
 
 export const PostUpdate = t.Object({
-  title: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  title: t.Optional(t.String({ minLength: 1, maxLength: 200, description: TITLE_DESCRIPTION })),
   body: t.Optional(t.String({ maxLength: 20_000 })),
   status: t.Optional(StatusRef),
   labels: t.Optional(LabelSlugs),
   board: t.Optional(t.String({ minLength: 2, maxLength: 48, description: 'Move the post to this board (slug)' })),
   owner_user_id: t.Optional(t.Nullable(t.String({ maxLength: 64, description: 'The member responsible for the post, or null' }))),
-}, { additionalProperties: false, minProperties: 1, description: 'PostUpdate' })
+}, { additionalProperties: false, minProperties: 1, $id: 'PostUpdate', examples: [{ status: 'Planned', labels: ['ui', 'mobile'] }] })
 
-export const PostMerge = t.Object({ into_post_id: t.String({ maxLength: 64 }) }, { additionalProperties: false, description: 'PostMerge' })
+export const PostMerge = t.Object({ into_post_id: t.String({ maxLength: 64 }) }, { additionalProperties: false, $id: 'PostMerge', examples: [{ into_post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })
+
+export const TrackerIssueResponse = t.Object({
+  id: t.String({ description: "The tracker's issue id" }),
+  identifier: t.String({ description: 'The human-readable key, e.g. ENG-42' }),
+  url: t.String({ description: 'The issue in the tracker' }),
+}, { $id: 'TrackerIssue', examples: [{ id: '9cfb482a-81e3-4154-b5b9-2c805e70a02d', identifier: 'ENG-42', url: 'https://linear.app/acme/issue/ENG-42' }] })
 
 export const PostResponse = t.Object({
   id: t.String(),
@@ -48,14 +64,21 @@ export const PostResponse = t.Object({
   status_id: t.String(),
   status_kind: Enum(['open', 'planned', 'in_progress', 'complete', 'closed']),
   labels: t.Array(t.String(), { description: 'Label slugs' }),
-  votes: t.Integer(),
-  comment_count: t.Integer({ description: 'Public comments; internal notes are not counted' }),
+  votes: Integer(),
+  comment_count: Integer({ description: 'Public comments; internal notes are not counted' }),
   author: AuthorResponse,
+  verified: t.Boolean({ description: "False while the author is an anonymous visitor who has not confirmed their e-mail address (it turns true for all their posts when they do); posts by members, keys and identified end users are true" }),
+  voted: t.Optional(t.Boolean({ description: 'Public reads with an end-user session (`Authorization: Bearer`) only: whether that end user has voted for the post. Absent without a session and on the other routes' })),
   owner_user_id: t.Nullable(t.String(), { description: 'The member responsible for the post; hidden (null) on public routes' }),
   merged_into: t.Nullable(t.String()),
+  tracker_issue: t.Nullable(TrackerIssueResponse, { description: 'The issue made from this post in the connected tracker (POST /posts/{post_id}/tracker-issue); null before, and on public routes' }),
   created_at: Timestamp,
   updated_at: Timestamp,
-}, { description: 'PostResponse' })
+}, { $id: 'Post', examples: [postExample] })
+
+/** `verified=true|false` on lists: what (un)confirmed anonymous e-mail identities wrote or cast. */
+export const VerifiedFilter = Enum(['true', 'false'], { description: '`false`: only what unconfirmed anonymous visitors wrote; `true`: everything else' })
+export const verifiedFilter = (value: 'true' | 'false' | undefined) => (value === undefined ? undefined : value === 'true')
 
 export const PostListQuery = t.Object({
   ...PagingQuery,
@@ -63,10 +86,13 @@ export const PostListQuery = t.Object({
   label: t.Optional(t.String({ maxLength: 48, description: 'Label slug' })),
   q: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Full-text search over title and body' })),
   sort: t.Optional(Enum(['top', 'new', 'trending'], {
-    description: '`new` (default): newest first. `top`: most votes. `trending`: votes / (age in hours + 2)^1.5, newest first on ties',
+    description: '`new` (default; with `q`, the 500 newest matches by relevance first): newest first. `top`: most votes. `trending`: votes halved per day of the post\'s age (votes × 2^(−age in days)), newest first on ties',
   })),
+  verified: t.Optional(VerifiedFilter),
 }, { additionalProperties: false })
 
-export const PostListResponse = pageEnvelope(PostResponse, 'PostListResponse')
-export const PostIdParams = t.Object({ post_id: t.String({ maxLength: 64 }) })
-export const BoardPostsParams = t.Object({ board_slug: t.String({ maxLength: 64 }) })
+export const PostMergeResult = t.Object({ post: PostResponse, into: PostResponse }, { $id: 'PostMergeResult', examples: [{ post: { ...postExample, id: 'post_0mi9x2k3aq9z8y7x6w5v4u3t2', votes: 0, merged_into: postExample.id }, into: postExample }] })
+
+export const PostListResponse = pageEnvelope(PostResponse, 'PostPage', [{ items: [postExample], page: 1, per_page: 20, total: 1, total_pages: 1 }])
+export const PostIdParams = t.Object({ post_id: t.String({ maxLength: 64, examples: ['post_0mi9x2k3aq1b2c3d4e5f6g7h8'] }) })
+export const BoardPostsParams = t.Object({ board_slug: t.String({ maxLength: 64, examples: ['ideas'] }) })

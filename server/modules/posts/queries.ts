@@ -1,18 +1,22 @@
-import { and, asc, desc, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
-import { boards, labels, postLabels, posts, statuses } from '../../db/schema/index.ts'
+import { boardPostCounts, boards, labels, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
-import { authorEndUser, authorKey, authorSelection, authorUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
-import { envelope, totalOf, type Page } from '../feedback/paging.ts'
+import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, isUnverifiedEndUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
+import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
+import { envelope, type Page } from '../../lib/paging.ts'
 
-const { search: _search, ...postColumns } = getTableColumns(posts)
+const { search: _search, trending: _trending, ...postColumns } = getTableColumns(posts)
 
 const isTransaction = (db: Db | Tx): db is Tx => 'rollback' in db
 
-/** One row per post with its board, status and author joined in; labels come from one extra query per page. */
-function selectPosts(db: Db | Tx) {
+// A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
+const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
+
+/** One row per post with its board, status, author and label slugs joined in. */
+function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, extra: T = {} as T) {
   return db
-    .select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, total: sql<number>`count(*) over()`.mapWith(Number) })
+    .select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, labelSlugs, ...extra })
     .from(posts)
     .innerJoin(boards, eq(boards.id, posts.boardId))
     .innerJoin(statuses, eq(statuses.id, posts.statusId))
@@ -23,33 +27,7 @@ function selectPosts(db: Db | Tx) {
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
-function prepareLabelLookup(db: Db) {
-  return db.select({ postId: postLabels.postId, slug: labels.slug }).from(postLabels)
-    .innerJoin(labels, eq(labels.id, postLabels.labelId))
-    .where(sql`${postLabels.postId} = any(${sql.placeholder('postIds')}::text[])`)
-    .orderBy(asc(labels.slug))
-    .prepare('post_labels_of')
-}
-const preparedLabelLookups = new WeakMap<Db, ReturnType<typeof prepareLabelLookup>>()
-
-/** Label slugs of a page of posts, in one (prepared, outside transactions) query. */
-async function labelsOf(db: Db | Tx, postIds: string[]) {
-  const byPost = new Map<string, string[]>()
-  if (postIds.length === 0) return byPost
-  let rows: { postId: string; slug: string }[]
-  if (isTransaction(db)) {
-    rows = await db.select({ postId: postLabels.postId, slug: labels.slug }).from(postLabels)
-      .innerJoin(labels, eq(labels.id, postLabels.labelId)).where(inArray(postLabels.postId, postIds)).orderBy(asc(labels.slug))
-  } else {
-    let prepared = preparedLabelLookups.get(db)
-    if (!prepared) preparedLabelLookups.set(db, (prepared = prepareLabelLookup(db)))
-    rows = await prepared.execute({ postIds })
-  }
-  for (const row of rows) byPost.set(row.postId, [...(byPost.get(row.postId) ?? []), row.slug])
-  return byPost
-}
-
-function toPostResponse(row: PostRow, labelSlugs: string[], publicView: boolean) {
+function toPostResponse(row: PostRow, publicView: boolean) {
   return {
     id: row.id,
     board: row.boardSlug,
@@ -59,13 +37,16 @@ function toPostResponse(row: PostRow, labelSlugs: string[], publicView: boolean)
     status: row.statusName,
     status_id: row.statusId,
     status_kind: row.statusKind,
-    labels: labelSlugs,
+    labels: row.labelSlugs,
     votes: row.voteCount,
     comment_count: row.commentCount,
     author: toAuthor(row as AuthorRow, publicView),
+    verified: authorVerified(row),
     // Who on the team owns a post is triage data, not for the portal or the widget.
     owner_user_id: publicView ? null : row.ownerUserId,
     merged_into: row.mergedIntoId,
+    // A link into the team's tracker is internal, like the owner.
+    tracker_issue: publicView ? null : row.trackerIssue ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   }
@@ -73,10 +54,7 @@ function toPostResponse(row: PostRow, labelSlugs: string[], publicView: boolean)
 
 export type PostResponseBody = ReturnType<typeof toPostResponse>
 
-async function render(db: Db | Tx, rows: PostRow[], publicView: boolean) {
-  const labelMap = await labelsOf(db, rows.map((row) => row.id))
-  return rows.map((row) => toPostResponse(row, labelMap.get(row.id) ?? [], publicView))
-}
+const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPostResponse(row, publicView))
 
 function preparePostLookup(db: Db) {
   return selectPosts(db).where(and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))).prepare('get_post')
@@ -93,45 +71,159 @@ function lookupPost(db: Db | Tx, workspaceId: string, postId: string, publicView
   return prepared.execute({ id: postId, workspaceId })
 }
 
-/** A post of the workspace, merged ones included (they show `merged_into`); 404 otherwise. */
+/** A post of the workspace, merged ones included (they show `merged_into`); 404 otherwise. One query. */
 export async function getPost(db: Db | Tx, workspaceId: string, postId: string, options: { publicView?: boolean } = {}) {
   const rows = await lookupPost(db, workspaceId, postId, options.publicView ?? false)
   if (!rows[0]) throw notFound('Post')
-  return (await render(db, rows, options.publicView ?? false))[0]!
+  return toPostResponse(rows[0], options.publicView ?? false)
 }
 
+/** Which board a list reads: by slug in a workspace given by id (API) or by slug (public routes, public boards only). */
+export interface BoardRef {
+  workspace: { id: string } | { slug: string }
+  board: string
+  publicOnly?: boolean
+}
+
+/** Filters as the caller sent them: a status name or id, a label slug; unknown ones are 422 at `loc`. */
 export interface PostFilters {
-  status?: { id: string }
-  labelId?: string
+  status?: string
+  label?: string
   q?: string
   sort?: 'top' | 'new' | 'trending'
+  /** Whether the author is verified: `false` keeps only posts of unconfirmed anonymous visitors. */
+  verified?: boolean
 }
 
-const TRENDING = sql`${posts.voteCount} / power(extract(epoch from (now() - ${posts.createdAt})) / 3600 + 2, 1.5)`
+/** With `q` and no sort, this many newest matches are ranked by relevance; any further ones follow newest first. */
+export const RANKED_MATCHES = 500
+/** Lists filtered by `label` or `q` count at most this many matches past the page's start (see docs/api.md#lists-and-paging). */
+export const COUNTED_MATCHES = 200
 
-/** A page of a board's posts (merged ones hidden): two queries for the page, whatever its size. */
-export async function listPosts(db: Db | Tx, boardId: string, filters: PostFilters, page: Page, publicView = false) {
-  const conditions: SQL[] = [eq(posts.boardId, boardId), isNull(posts.mergedIntoId)]
-  if (filters.status) conditions.push(eq(posts.statusId, filters.status.id))
-  if (filters.labelId) conditions.push(sql`exists (select 1 from ${postLabels} where ${postLabels.postId} = ${posts.id} and ${postLabels.labelId} = ${filters.labelId})`)
-  const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined
+/** The same keys over a subquery's columns. */
+const KEYS = { top: 'vote_count desc, created_at desc, id desc', trending: 'trending desc nulls last, created_at desc, id desc', new: 'created_at desc, id desc' }
+
+/** The sort keys, each matching one of the posts_list_*_idx indexes, so a page is an index walk. */
+function orderOf(sort: PostFilters['sort']): SQL {
+  if (sort === 'top') return sql`${posts.voteCount} desc, ${posts.createdAt} desc, ${posts.id} desc`
+  if (sort === 'trending') return sql`${posts.trending} desc nulls last, ${posts.createdAt} desc, ${posts.id} desc`
+  return sql`${posts.createdAt} desc, ${posts.id} desc`
+}
+
+const param = (name: string) => sql.placeholder(name)
+
+/**
+ * The page query and its total for one shape of list (sort, which filters, how the board is named),
+ * with every value a placeholder: each shape is a named prepared statement, so PostgreSQL plans it
+ * once per connection instead of on every request (planning this join costs more than running it).
+ */
+function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
+  const workspaceId = 'id' in ref.workspace ? sql`${param('workspace')}` : sql`(select ${workspaces.id} from ${workspaces} where ${workspaces.slug} = ${param('workspace')})`
+  const boardId = sql`(select ${boards.id} from ${boards} where ${boards.workspaceId} = ${workspaceId} and ${boards.slug} = ${param('board')}${ref.publicOnly ? sql` and not ${boards.isPrivate}` : sql``})`
+  const statusId = filters.status === undefined ? undefined
+    : sql`(select ${statuses.id} from ${statuses} where ${statuses.workspaceId} = ${workspaceId} and (${statuses.id} = ${param('status')} or lower(${statuses.name}) = lower(${param('status')})) limit 1)`
+  const labelId = filters.label === undefined ? undefined
+    : sql`(select ${labels.id} from ${labels} where ${labels.workspaceId} = ${workspaceId} and ${labels.slug} = ${param('label')})`
+  const query = filters.q ? sql`websearch_to_tsquery('english', ${param('q')})` : undefined
+
+  const conditions: SQL[] = [sql`${posts.boardId} = ${boardId}`, sql`${posts.mergedIntoId} is null`]
+  if (statusId) conditions.push(sql`${posts.statusId} = ${statusId}`)
+  if (labelId) conditions.push(sql`exists (select 1 from ${postLabels} where ${postLabels.postId} = ${posts.id} and ${postLabels.labelId} = ${labelId})`)
   if (query) conditions.push(sql`${posts.search} @@ ${query}`)
+  // A constant of the shape (part of its key), so it needs no placeholder.
+  if (filters.verified !== undefined) conditions.push(filters.verified ? sql`not ${isUnverifiedEndUser(posts.authorEndUserId)}` : isUnverifiedEndUser(posts.authorEndUserId))
+  const where = sql.join(conditions, sql` and `)
 
-  const order = filters.sort === 'top' ? [desc(posts.voteCount), desc(posts.createdAt)]
-    : filters.sort === 'trending' ? [desc(TRENDING), desc(posts.createdAt)]
-    : query && !filters.sort ? [desc(sql`ts_rank(${posts.search}, ${query})`), desc(posts.createdAt)]
-    : [desc(posts.createdAt)]
+  // With label, q or verified there is no maintained count: the page comes from a bounded scan (offset + COUNTED_MATCHES
+  // matches, in index order) that also counts, so finding and counting the matches is one walk.
+  const bounded = Boolean(labelId || query || filters.verified !== undefined)
+  const candidates = (order: SQL) => sql`select ${posts.id} as id, ${posts.voteCount} as vote_count, ${posts.createdAt} as created_at, ${posts.trending} as trending, ${posts.search} as search
+    from ${posts} where ${where} order by ${order} limit ${param('counted')}`
+  const ids = query && !filters.sort
+    // Relevance over a bounded set: the newest RANKED_MATCHES matches by ts_rank, then the rest newest first.
+    ? sql`select id, n, total from (
+        select id, row_number() over (order by case when newest <= ${RANKED_MATCHES} then ts_rank(search, ${query}) end desc nulls last, created_at desc, id desc) as n, count(*) over () as total
+        from (select *, row_number() over (order by created_at desc, id desc) as newest from (${candidates(orderOf('new'))}) c) m) r
+      where n > ${param('offset')} order by n limit ${param('limit')}`
+    : bounded
+      ? sql`select id, n, total from (select id, row_number() over (order by ${sql.raw(KEYS[filters.sort ?? 'new'])}) as n, count(*) over () as total from (${candidates(orderOf(filters.sort))}) c) r
+          where n > ${param('offset')} order by n limit ${param('limit')}`
+      : sql`select ${posts.id} as id, row_number() over (order by ${orderOf(filters.sort)}) as n from ${posts} where ${where} order by ${orderOf(filters.sort)} limit ${param('limit')} offset ${param('offset')}`
+  const total = bounded
+    ? sql`(select count(*) from (select 1 from ${posts} where ${where} limit ${param('counted')}) counted)::int`
+    : sql`(select coalesce(sum(${boardPostCounts.posts}), 0) from ${boardPostCounts} where ${boardPostCounts.boardId} = ${boardId}${statusId ? sql` and ${boardPostCounts.statusId} = ${statusId}` : sql``})::int`
 
-  const rows = await selectPosts(db).where(and(...conditions)).orderBy(...order, desc(posts.id)).limit(page.perPage).offset(page.offset)
-  const total = await totalOf(rows, page, async () => (await db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(posts).where(and(...conditions)))[0]!.n)
-  return envelope(await render(db, rows, publicView), page, total)
+  const shape = [filters.sort ?? (query ? 'relevance' : 'new'), statusId ? 's' : '', labelId ? 'l' : '', query ? 'q' : '', 'id' in ref.workspace ? 'ws' : 'slug', ref.publicOnly ? 'pub' : '', filters.verified === undefined ? '' : `v${Number(filters.verified)}`].join('_')
+  return {
+    page: selectPosts(db, { total: (bounded ? sql<number>`page.total` : sql<number>`${total}`).mapWith(Number) })
+      .innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`)
+      .orderBy(sql`page.n`)
+      .prepare(`list_posts_${shape}`),
+    total: db.select({ n: sql<number>`${total}`.mapWith(Number) }).from(sql`(select 1) as one`).prepare(`list_posts_total_${shape}`),
+  }
+}
+type PreparedList = ReturnType<typeof buildList>
+const preparedLists = new WeakMap<Db | Tx, Map<string, PreparedList>>()
+
+function preparedList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
+  const key = `${filters.sort ?? ''}|${filters.status !== undefined}|${filters.label !== undefined}|${!!filters.q}|${'id' in ref.workspace}|${!!ref.publicOnly}|${filters.verified}`
+  let byShape = preparedLists.get(db)
+  if (!byShape) preparedLists.set(db, (byShape = new Map()))
+  let list = byShape.get(key)
+  if (!list) byShape.set(key, (list = buildList(db, ref, filters)))
+  return list
+}
+
+/**
+ * A page of a board's posts (merged ones hidden) in one prepared query: the board, status and label
+ * are resolved inside it, the page's ids come from an index walk (only they are joined and rendered),
+ * and `total` comes from the maintained per-board counts, or from a bounded count with `label`/`q`.
+ * Only an empty page costs more: it finds out whether a reference was unknown (404/422) or the page is past the end.
+ */
+export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, publicView = false, loc = 'query') {
+  const list = preparedList(db, ref, filters)
+  const values = {
+    workspace: 'id' in ref.workspace ? ref.workspace.id : ref.workspace.slug, board: ref.board, status: filters.status, label: filters.label, q: filters.q,
+    limit: page.perPage, offset: page.offset, counted: page.offset + Math.max(COUNTED_MATCHES, page.perPage),
+  }
+  const rows = await list.page.execute(values)
+  if (rows[0]) return envelope(render(rows, publicView), page, rows[0].total)
+
+  // Nothing on the page: an unknown workspace, board, status or label is an error, not an empty list.
+  let workspaceId = 'id' in ref.workspace ? ref.workspace.id : undefined
+  if (workspaceId === undefined) {
+    const [found] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.slug, (ref.workspace as { slug: string }).slug))
+    if (!found) throw notFound('Workspace')
+    workspaceId = found.id
+  }
+  const board = await findBoard(db, workspaceId, ref.board)
+  if (ref.publicOnly && board.isPrivate) throw notFound('Board')
+  if (filters.status !== undefined) await resolveStatus(db, workspaceId, filters.status, [loc, 'status'])
+  if (filters.label !== undefined) await resolveLabels(db, workspaceId, [filters.label], [loc, 'label'])
+  if (page.offset === 0) return envelope([], page, 0)
+  const [counted] = await list.total.execute(values)
+  return envelope([], page, counted!.n)
 }
 
 /**
  * Posts matching `where` (over the post row and its joined board and status), rendered like every other
- * post response: two queries whatever the limit. For views that pick posts across boards.
+ * post response: one query whatever the limit. For views that pick posts across boards.
  */
 export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[], limit: number, publicView = false) {
   const rows = await selectPosts(db).where(where).orderBy(...order, desc(posts.id)).limit(limit)
-  return render(db, rows, publicView)
+  return render(rows, publicView)
+}
+
+/**
+ * A page of the workspace's posts on public boards (merged ones hidden), best match first with `q`,
+ * else newest first: the public search behind duplicate suggestions. One query; `total` is exact.
+ */
+export async function searchPosts(db: Db | Tx, workspaceId: string, filters: { q?: string; verified?: boolean }, page: Page) {
+  const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined
+  const unverified = isUnverifiedEndUser(posts.authorEndUserId)
+  const where = and(eq(posts.workspaceId, workspaceId), eq(boards.isPrivate, false), sql`${posts.mergedIntoId} is null`,
+    query && sql`${posts.search} @@ ${query}`, filters.verified === undefined ? undefined : filters.verified ? sql`not ${unverified}` : unverified)
+  const order = query ? [desc(sql`ts_rank(${posts.search}, ${query})`), desc(posts.createdAt)] : [desc(posts.createdAt)]
+  const rows = await selectPosts(db, { total: sql<number>`count(*) over ()`.mapWith(Number) }).where(where).orderBy(...order, desc(posts.id)).limit(page.perPage).offset(page.offset)
+  return envelope(render(rows, true), page, rows[0]?.total ?? 0)
 }

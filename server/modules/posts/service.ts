@@ -3,8 +3,9 @@ import type { Db, Tx } from '../../db/client.ts'
 import { members, postLabels, posts, statusChanges } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { stripBidiControls } from '../../lib/text.ts'
 import type { Caller } from '../../plugins/auth.ts'
-import { recordEvent } from '../events/service.ts'
+import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
@@ -16,12 +17,22 @@ export interface PostInput extends OnBehalf {
   status?: string
 }
 
-// An end user's post starts its history without a member or key behind it: both columns stay null.
-const changedBy = (caller: FeedbackCaller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : caller.kind === 'session' ? { changedByUserId: caller.user.id } : {})
+/** A change the service makes on its own, e.g. when the connected tracker reports an issue done. */
+export type ServiceCaller = { kind: 'service' }
+
+// An end user's post, or a change the service made, has no member or key behind it: both columns stay null.
+const changedBy = (caller: FeedbackCaller | ServiceCaller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : caller.kind === 'session' || caller.kind === 'oauth' ? { changedByUserId: caller.user.id } : {})
 
 async function setLabels(tx: Tx, postId: string, labelIds: string[]) {
   await tx.delete(postLabels).where(eq(postLabels.postId, postId))
   if (labelIds.length) await tx.insert(postLabels).values(labelIds.map((labelId) => ({ postId, labelId })))
+}
+
+/** A title as stored: without bidirectional controls (see TITLE_TEXT_RULE) and surrounding whitespace. */
+function cleanTitle(title: string) {
+  const clean = stripBidiControls(title).trim()
+  if (!clean) throw invalid(['body', 'title'], 'The title is empty without its bidirectional control characters and surrounding whitespace')
+  return clean
 }
 
 /** Creates the post, its labels, its first status-history entry and the `post.created` event in one transaction. */
@@ -32,8 +43,8 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const labelRows = await resolveLabels(tx, workspaceId, input.labels ?? [])
     const actor = await resolveActor(tx, workspaceId, caller, input)
     const id = newId('post')
-    await tx.insert(posts).values({ id, workspaceId, boardId: board.id, title: input.title.trim(), body: input.body ?? '', statusId: status.id, ...authorColumns(actor) })
-    await setLabels(tx, id, labelRows.map((label) => label.id))
+    await tx.insert(posts).values({ id, workspaceId, boardId: board.id, title: cleanTitle(input.title), body: input.body ?? '', statusId: status.id, ...authorColumns(actor) })
+    if (labelRows.length) await tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id })))
     await tx.insert(statusChanges).values({ id: newId('statusChange'), postId: id, fromStatusId: null, toStatusId: status.id, ...changedBy(caller) })
     const post = await getPost(tx, workspaceId, id)
     await recordEvent(tx, workspaceId, 'post.created', { post })
@@ -51,7 +62,7 @@ export interface PostChanges {
 }
 
 /** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
-export async function updatePost(db: Db, workspaceId: string, caller: Caller, postId: string, changes: PostChanges) {
+export async function updatePost(db: Db | Tx, workspaceId: string, caller: Caller | ServiceCaller, postId: string, changes: PostChanges) {
   return db.transaction(async (tx) => {
     const current = await findPost(tx, workspaceId, postId, true)
     const before = await getPost(tx, workspaceId, postId)
@@ -63,7 +74,7 @@ export async function updatePost(db: Db, workspaceId: string, caller: Caller, po
     }
     if (changes.labels !== undefined) await setLabels(tx, postId, (await resolveLabels(tx, workspaceId, changes.labels)).map((label) => label.id))
     await tx.update(posts).set({
-      ...(changes.title !== undefined && { title: changes.title.trim() }),
+      ...(changes.title !== undefined && { title: cleanTitle(changes.title) }),
       ...(changes.body !== undefined && { body: changes.body }),
       ...(status && { statusId: status.id }),
       ...(board && { boardId: board.id }),

@@ -1,9 +1,11 @@
-import { sha256Hex } from '../../lib/crypto.ts'
+import { sha256Hex } from '../../lib/secrets.ts'
 
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=60'
+/** An answer personalised for an end-user session (`voted`): the browser may keep it, shared caches never. */
+export const PRIVATE_CACHE_CONTROL = 'private, no-cache'
 
 /** RFC 9110 weak comparison: `W/` is ignored, `*` matches anything. */
-function matches(ifNoneMatch: string | null, etag: string) {
+export function etagMatches(ifNoneMatch: string | null, etag: string) {
   if (!ifNoneMatch) return false
   const bare = etag.replace(/^W\//, '')
   return ifNoneMatch.split(',').some((candidate) => {
@@ -28,9 +30,11 @@ export async function conditionalJson({ request, responseValue, set }: Exchange)
   if (set.status !== undefined && set.status !== 200) return
   const body = JSON.stringify(responseValue)
   const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
-  set.headers['cache-control'] = PUBLIC_CACHE_CONTROL
+  set.headers['cache-control'] = request.headers.has('authorization') ? PRIVATE_CACHE_CONTROL : PUBLIC_CACHE_CONTROL
+  // Every answer varies with the session, so no cache hands an anonymous answer to a visitor with one, or the reverse.
+  set.headers.vary = 'Authorization'
   set.headers.etag = etag
-  if (matches(request.headers.get('if-none-match'), etag)) {
+  if (etagMatches(request.headers.get('if-none-match'), etag)) {
     set.status = 304
     return new Response(null, { status: 304 })
   }

@@ -1,17 +1,19 @@
-import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { boards, posts, statuses, workspaces } from '../../db/schema/index.ts'
+import { boardPostCounts, boards, posts, statusChanges, statuses, workspaces } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
+import { boardPostCount } from '../boards/service.ts'
 import { listComments } from '../comments/service.ts'
-import { resolveLabels, resolveStatus } from '../feedback/lookups.ts'
-import type { Page } from '../feedback/paging.ts'
-import { findPosts, getPost, listPosts, type PostFilters } from '../posts/queries.ts'
+import type { Page } from '../../lib/paging.ts'
+import { findPosts, getPost, listPosts, searchPosts, type PostFilters } from '../posts/queries.ts'
 import { toWorkspaceResponse } from '../workspaces/model.ts'
+import { verifiedFilter } from '../posts/model.ts'
+import { votedBy } from '../votes/service.ts'
 import { ROADMAP_KINDS } from './model.ts'
 
 // Every read here is a fixed number of queries, and only public boards are ever visible: a private
 // board, or a post on one, is indistinguishable from one that does not exist.
-// The subscription is deliberately not checked: a lapsed workspace loses its API keys (SPEC 3), but its
+// The subscription is deliberately not checked: a lapsed workspace loses its API keys (docs/api.md#subscription-gate), but its
 // customers' portal and widget keep reading, so end users are not punished for a billing problem.
 
 const notMerged = isNull(posts.mergedIntoId)
@@ -27,17 +29,18 @@ async function findWorkspace(db: Db, slug: string) {
 export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
   const workspace = await findWorkspace(db, slug)
   const [boardRows, statusRows] = await Promise.all([
-    db.select({ id: boards.id, slug: boards.slug, name: boards.name, description: boards.description, post_count: count(posts.id) })
+    db.select({ id: boards.id, slug: boards.slug, name: boards.name, description: boards.description, post_count: boardPostCount, age_rank: sql<number>`row_number() over (order by ${boards.createdAt}, ${boards.id})`.mapWith(Number) })
       .from(boards)
-      .leftJoin(posts, and(eq(posts.boardId, boards.id), notMerged))
       .where(and(eq(boards.workspaceId, workspace.id), publicBoard))
-      .groupBy(boards.id)
       .orderBy(asc(boards.name), asc(boards.slug)),
     db.select({ id: statuses.id, name: statuses.name, kind: statuses.kind, color: statuses.color, position: statuses.position })
       .from(statuses).where(eq(statuses.workspaceId, workspace.id)).orderBy(asc(statuses.position), asc(statuses.name)),
   ])
   const { logo_url, favicon_url } = toWorkspaceResponse(workspace, null, baseUrl)
   const settings = workspace.settings
+  const brandColor = typeof settings.brand_color === 'string' ? settings.brand_color : null
+  // The configured default when it is still a public board, else the oldest public board.
+  const defaultBoard = boardRows.find((board) => board.slug === settings.default_board)?.slug ?? boardRows.find((board) => board.age_rank === 1)?.slug ?? null
   return {
     workspace: {
       slug: workspace.slug,
@@ -47,10 +50,12 @@ export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
       // An allow-list: settings may gain private fields, and only these are meant for visitors.
       settings: {
         allow_anonymous: settings.allow_anonymous !== false,
-        brand_color: typeof settings.brand_color === 'string' ? settings.brand_color : null,
+        brand_color: brandColor,
+        accent_color: brandColor,
+        default_board: defaultBoard,
       },
     },
-    boards: boardRows,
+    boards: boardRows.map(({ age_rank: _, ...board }) => board),
     statuses: statusRows,
   }
 }
@@ -60,19 +65,30 @@ export interface PublicListQuery {
   label?: string
   q?: string
   sort?: PostFilters['sort']
+  verified?: 'true' | 'false'
+}
+
+/**
+ * `voted` for the end user of a session on every post: one query for the whole page. Without a viewer
+ * the posts are returned as they are (no `voted`), so the anonymous answer stays shareable.
+ */
+async function withVoted<T extends { id: string }>(db: Db, viewer: string | null, items: T[]) {
+  if (!viewer) return items
+  const voted = await votedBy(db, viewer, items.map((post) => post.id))
+  return items.map((post) => ({ ...post, voted: voted.has(post.id) }))
 }
 
 /** A public board's posts, with the same filters, sorts and envelope as the private list. */
-export async function publicBoardPosts(db: Db, workspaceSlug: string, boardSlug: string, query: PublicListQuery, page: Page) {
-  const [row] = await db.select({ workspaceId: workspaces.id, boardId: boards.id })
-    .from(workspaces)
-    .leftJoin(boards, and(eq(boards.workspaceId, workspaces.id), eq(boards.slug, boardSlug), publicBoard))
-    .where(eq(workspaces.slug, workspaceSlug))
-  if (!row) throw notFound('Workspace')
-  if (!row.boardId) throw notFound('Board')
-  const status = query.status !== undefined ? await resolveStatus(db, row.workspaceId, query.status, ['query', 'status']) : undefined
-  const [label] = query.label !== undefined ? await resolveLabels(db, row.workspaceId, [query.label], ['query', 'label']) : []
-  return listPosts(db, row.boardId, { status, labelId: label?.id, q: query.q, sort: query.sort }, page, true)
+export async function publicBoardPosts(db: Db, workspaceSlug: string, boardSlug: string, query: PublicListQuery, page: Page, viewer: string | null = null) {
+  const list = await listPosts(db, { workspace: { slug: workspaceSlug }, board: boardSlug, publicOnly: true }, { ...query, verified: verifiedFilter(query.verified) }, page, true)
+  return { ...list, items: await withVoted(db, viewer, list.items) }
+}
+
+/** Posts of every public board, for duplicate suggestions while a visitor types a title. */
+export async function searchPublicPosts(db: Db, workspaceSlug: string, query: { q?: string; verified?: 'true' | 'false' }, page: Page, viewer: string | null = null) {
+  const workspace = await findWorkspace(db, workspaceSlug)
+  const list = await searchPosts(db, workspace.id, { q: query.q, verified: verifiedFilter(query.verified) }, page)
+  return { ...list, items: await withVoted(db, viewer, list.items) }
 }
 
 export const PUBLIC_COMMENTS_INLINE = 100
@@ -81,12 +97,38 @@ export const PUBLIC_COMMENTS_INLINE = 100
  * A post of a public board with its first public comments inline (one request for a post page).
  * A merged post still answers, with `merged_into` for the portal to follow, unless its target is not public.
  */
-export async function publicPost(db: Db, workspaceSlug: string, postId: string) {
+export async function publicPost(db: Db, workspaceSlug: string, postId: string, viewer: string | null = null) {
   const workspace = await findWorkspace(db, workspaceSlug)
   const post = await getPost(db, workspace.id, postId, { publicView: true })
   if (post.merged_into) await getPost(db, workspace.id, post.merged_into, { publicView: true })
-  const comments = await listComments(db, workspace.id, post.id, { page: 1, perPage: PUBLIC_COMMENTS_INLINE, offset: 0 }, { internal: false, publicView: true })
-  return { ...post, comments: comments.items }
+  const [comments, history] = await Promise.all([
+    listComments(db, workspace.id, post.id, { page: 1, perPage: PUBLIC_COMMENTS_INLINE, offset: 0 }, { internal: false, publicView: true }),
+    // Only where the post went and when: who moved it is the team's business.
+    db.select({ status: statuses.name, status_kind: statuses.kind, changed_at: statusChanges.createdAt })
+      .from(statusChanges).innerJoin(statuses, eq(statuses.id, statusChanges.toStatusId))
+      .where(eq(statusChanges.postId, post.id)).orderBy(asc(statusChanges.createdAt), asc(statusChanges.id)),
+  ])
+  const [withFlag] = await withVoted(db, viewer, [post])
+  return { ...withFlag!, comments: comments.items, status_history: history.map((row) => ({ ...row, changed_at: row.changed_at.toISOString() })) }
+}
+
+/** The most-voted public posts across the public boards (the portal's front page). */
+export async function publicTopPosts(db: Db, workspaceSlug: string, limit: number) {
+  const workspace = await findWorkspace(db, workspaceSlug)
+  return findPosts(db, and(eq(posts.workspaceId, workspace.id), notMerged, publicBoard), [desc(posts.voteCount), desc(posts.createdAt)], limit, true)
+}
+
+export const SITEMAP_POSTS = 10_000
+
+/** Every public page address's parts for a sitemap: public boards, and the newest public posts with their last change. */
+export async function publicSitemap(db: Db, workspaceSlug: string) {
+  const workspace = await findWorkspace(db, workspaceSlug)
+  const [boardRows, postRows] = await Promise.all([
+    db.select({ slug: boards.slug, updatedAt: boards.updatedAt }).from(boards).where(and(eq(boards.workspaceId, workspace.id), publicBoard)).orderBy(asc(boards.slug)),
+    db.select({ id: posts.id, updatedAt: posts.updatedAt }).from(posts).innerJoin(boards, eq(boards.id, posts.boardId))
+      .where(and(eq(posts.workspaceId, workspace.id), notMerged, publicBoard)).orderBy(desc(posts.updatedAt), desc(posts.id)).limit(SITEMAP_POSTS),
+  ])
+  return { boards: boardRows, posts: postRows }
 }
 
 const ROADMAP_LIMIT = 50
@@ -104,10 +146,10 @@ export async function publicRoadmap(db: Db, workspaceSlug: string) {
     ) ranked where rank <= ${ROADMAP_LIMIT})`
   const [items, statusRows] = await Promise.all([
     findPosts(db, and(visible, ranked), [desc(posts.voteCount), desc(posts.createdAt)], ROADMAP_LIMIT * ROADMAP_KINDS.length, true),
-    db.select({ name: statuses.name, kind: statuses.kind, posts: sql<number>`count(${posts.id}) filter (where ${boards.id} is not null)`.mapWith(Number) })
+    db.select({ name: statuses.name, kind: statuses.kind, posts: sql<number>`coalesce(sum(${boardPostCounts.posts}) filter (where ${boards.id} is not null), 0)::int`.mapWith(Number) })
       .from(statuses)
-      .leftJoin(posts, and(eq(posts.statusId, statuses.id), notMerged))
-      .leftJoin(boards, and(eq(boards.id, posts.boardId), publicBoard))
+      .leftJoin(boardPostCounts, eq(boardPostCounts.statusId, statuses.id))
+      .leftJoin(boards, and(eq(boards.id, boardPostCounts.boardId), publicBoard))
       .where(and(eq(statuses.workspaceId, workspace.id), inArray(statuses.kind, [...ROADMAP_KINDS])))
       .groupBy(statuses.id)
       .orderBy(asc(statuses.position), asc(statuses.name)),

@@ -1,6 +1,5 @@
 import { t } from 'elysia'
-import { Enum } from '../../lib/schema.ts'
-import { Timestamp } from '../user/model.ts'
+import { Enum, Timestamp } from '../../lib/schema.ts'
 
 export const CustomDomainRequest = t.Object({
   domain: t.String({
@@ -10,7 +9,7 @@ export const CustomDomainRequest = t.Object({
     description: 'The domain notification e-mail is sent from, e.g. `mail.acme.com`',
     examples: ['mail.acme.com'],
   }),
-}, { additionalProperties: false, description: 'CustomDomainRequest' })
+}, { additionalProperties: false, $id: 'SendingDomainCreate', examples: [{ domain: 'mail.acme.example' }] })
 
 export const DnsRecord = t.Object({
   purpose: Enum(['spf', 'dkim', 'return_path']),
@@ -28,4 +27,4 @@ export const CustomDomainResponse = t.Object({
   verified_at: t.Nullable(Timestamp),
   last_checked_at: t.Nullable(Timestamp),
   created_at: Timestamp,
-}, { description: 'CustomDomainResponse', additionalProperties: true })
+}, { $id: 'SendingDomain', examples: [{ domain: 'mail.acme.example', status: 'pending', from_address: 'feedback@mail.acme.example', records: [{ purpose: 'spf', type: 'TXT', name: 'mail.acme.example', value: 'v=spf1 include:chorus.example ~all', verified: false }], last_checked_at: null, verified_at: null, created_at: '2026-11-22T09:30:00.000Z' }], additionalProperties: true })

@@ -4,9 +4,8 @@ import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { sendingDomains } from '../../db/schema/index.ts'
 import { ApiError, conflict, notFound } from '../../errors.ts'
-import { randomBase62 } from '../../lib/crypto.ts'
+import { randomBase62, sealContext, type Sealer } from '../../lib/secrets.ts'
 import type { Dns } from '../../lib/dns.ts'
-import { seal, unseal, type SealKey } from '../../lib/seal.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
 
 type DomainRow = typeof sendingDomains.$inferSelect
@@ -15,7 +14,7 @@ type Purpose = 'spf' | 'dkim' | 'return_path'
 export interface DomainDeps {
   db: Db
   dns: Dns
-  key: Promise<SealKey>
+  secrets: Sealer
   /** The service's own mail host (BASE_URL's host name): SPF includes and the return path point there. */
   mailHost: string
 }
@@ -82,7 +81,7 @@ export async function createDomain(deps: DomainDeps, workspace: Workspace, domai
     domain: domain.toLowerCase(),
     dkimSelector: `chorus${randomBase62(6).toLowerCase()}`,
     dkimPublicKey: publicKey,
-    dkimPrivateKey: await seal(await deps.key, privateKeyPem),
+    dkimPrivateKey: await deps.secrets.seal(privateKeyPem, sealContext.dkimPrivateKey(workspace.id)),
   }).onConflictDoNothing().returning()
   // Either this workspace has one already, or another workspace uses the domain: both are conflicts.
   if (!row) throw conflict('This workspace already has a sending domain, or the domain is in use; delete the existing one first')
@@ -115,12 +114,12 @@ export async function deleteDomain(db: Db, workspace: Workspace) {
 }
 
 /** What mail from this workspace is sent as: its verified domain, DKIM-signed; null when it has none. */
-export async function senderFor(db: Db, key: SealKey, workspaceId: string, workspaceName: string) {
+export async function senderFor(db: Db, secrets: Sealer, workspaceId: string, workspaceName: string) {
   const [row] = await db.select().from(sendingDomains).where(eq(sendingDomains.workspaceId, workspaceId))
   if (!row || row.status !== 'verified') return null
   return {
     from: { name: workspaceName, address: `${FROM_LOCAL_PART}@${row.domain}` },
     returnPath: `bounces@bounces.${row.domain}`,
-    dkim: { domainName: row.domain, keySelector: row.dkimSelector, privateKey: await unseal(key, row.dkimPrivateKey) },
+    dkim: { domainName: row.domain, keySelector: row.dkimSelector, privateKey: await secrets.unseal(row.dkimPrivateKey, sealContext.dkimPrivateKey(workspaceId)) },
   }
 }

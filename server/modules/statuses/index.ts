@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { WorkspaceHeader, WorkspaceSlugParams } from '../workspaces/model.ts'
 import { DeleteStatusQuery, StatusCreate, StatusParams, StatusResponse, StatusUpdate, toStatusResponse } from './model.ts'
 import * as statuses from './service.ts'
+import { WorkspaceHeader, WorkspaceSlugParams } from '../../lib/schema.ts'
 
 const tags = ['Statuses']
 

@@ -3,7 +3,7 @@ import { isUniqueViolation, type Db, type Tx } from '../../db/client.ts'
 import { posts, statusChanges, statuses, type StatusKind } from '../../db/schema/index.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { recordEvent } from '../events/service.ts'
+import { recordEvent } from '../../events/outbox.ts'
 import { findPosts } from '../posts/queries.ts'
 import type { StatusRow } from './model.ts'
 

@@ -4,9 +4,10 @@ import { authPlugin } from '../../plugins/auth.ts'
 import { setSessionCookies } from '../auth/cookies.ts'
 import { SessionCookies } from '../auth/model.ts'
 import { toUserResponse, UserResponse } from '../user/model.ts'
-import { toWorkspaceResponse, WorkspaceResponse, WorkspaceSlugParams } from '../workspaces/model.ts'
+import { toWorkspaceResponse, WorkspaceResponse } from '../workspaces/model.ts'
 import { ImpersonateApplyRequest, ImpersonationTokenResponse, SubscriptionUpdate } from './model.ts'
 import * as superadmin from './service.ts'
+import { WorkspaceSlugParams } from '../../lib/schema.ts'
 
 const tags = ['Superadmin']
 
@@ -21,7 +22,7 @@ export const superadminModule = (ctx: AppContext) =>
       params: WorkspaceSlugParams,
       body: SubscriptionUpdate,
       response: { 200: WorkspaceResponse },
-      detail: { operationId: 'setWorkspaceSubscription', tags, summary: 'Set plan, status, comped and billing dates (superadmins listed in SUPERADMIN_EMAILS)' },
+      detail: { operationId: 'setWorkspaceSubscription', tags, summary: 'Set plan, status, comped and billing dates (superadmins listed in SUPERADMIN_EMAILS)', description: 'Superadmins only (verified addresses listed in SUPERADMIN_EMAILS; anyone else gets 403 FORBIDDEN). Overrides what the billing provider set, e.g. to comp a workspace; at least one field is required.' },
     })
     .post('/superadmin/users/:id/impersonate', async ({ user, params }) => {
       superadmin.assertSuperadmin(ctx, user)
@@ -30,7 +31,7 @@ export const superadminModule = (ctx: AppContext) =>
       user: true,
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
       response: { 200: ImpersonationTokenResponse },
-      detail: { operationId: 'mintImpersonationToken', tags, summary: 'Mint a single-use, 5-minute impersonation token for a user' },
+      detail: { operationId: 'mintImpersonationToken', tags, summary: 'Mint a single-use, 5-minute impersonation token for a user', description: 'Superadmins only (verified addresses listed in SUPERADMIN_EMAILS; anyone else gets 403 FORBIDDEN). The token is applied with POST /auth/impersonate/apply.' },
     })
     .post('/auth/impersonate/apply', async ({ body, cookie, request }) => {
       const { user, session } = await superadmin.applyImpersonation(ctx, body.token, request.headers.get('user-agent'))
@@ -40,5 +41,5 @@ export const superadminModule = (ctx: AppContext) =>
       body: ImpersonateApplyRequest,
       cookie: SessionCookies,
       response: { 200: UserResponse },
-      detail: { operationId: 'applyImpersonation', tags: ['Auth'], security: [], summary: 'Exchange an impersonation token for an access_token cookie (≤ 1 h, no refresh)' },
+      detail: { operationId: 'applyImpersonation', tags: ['Auth'], security: [], summary: 'Exchange an impersonation token for an access_token cookie (≤ 1 h, no refresh)', description: 'Exchanges a token minted by a superadmin (single use, 5 minutes) for an `access_token` cookie of the impersonated user, valid at most one hour and without a refresh token. A used or expired token is 401 UNAUTHENTICATED.' },
     })

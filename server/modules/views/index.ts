@@ -1,13 +1,13 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { WorkspaceSlugParams } from '../workspaces/model.ts'
 import { DashboardResponse, OnboardingProgress, WorkspaceMetrics } from './model.ts'
 import * as views from './service.ts'
+import { WorkspaceSlugParams } from '../../lib/schema.ts'
 
 const tags = ['Workspaces']
 
-/** SPEC 4.6's read-only views: for members (any role) and for keys with workspace:read. */
+/** The read-only views (dashboard, metrics, onboarding): for members (any role) and for keys with workspace:read. */
 export const viewsModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/workspaces/:workspace_slug' })
     .use(authPlugin(ctx))

@@ -1,7 +1,6 @@
 import { t } from 'elysia'
-import { Enum } from '../../lib/schema.ts'
-import { PostResponse } from '../posts/model.ts'
-import { Timestamp } from '../user/model.ts'
+import { Enum, Timestamp } from '../../lib/schema.ts'
+import { PostResponse, postExample } from '../posts/model.ts'
 
 const Count = t.Integer({ minimum: 0 })
 
@@ -15,16 +14,16 @@ export const WorkspaceMetrics = t.Object({
       count: Count,
     }), { description: 'Every status of the workspace in workflow order, zeros included' }),
   }),
-  votes: t.Object({ total: Count }),
+  votes: t.Object({ total: Count, verified: t.Integer({ minimum: 0, description: 'Votes of members and verified end users: unconfirmed anonymous visitors (`verified: false`) are left out. Weigh demand by this' }) }),
   comments: t.Object({ total: Count, public: Count, internal: Count }),
-  end_users: t.Object({ total: Count }),
+  end_users: t.Object({ total: Count, verified: t.Integer({ minimum: 0, description: 'Identified end users and anonymous visitors who confirmed their e-mail address' }) }),
   trend: t.Array(t.Object({
     date: t.String({ format: 'date', examples: ['2026-11-22'] }),
     posts: Count,
     votes: Count,
     comments: Count,
   }), { description: 'The last 30 UTC days, oldest first, today last; days without activity are zeros' }),
-}, { description: 'WorkspaceMetrics' })
+}, { $id: 'WorkspaceMetrics', examples: [{ posts: { total: 42, by_status: [{ status: 'Planned', status_id: 'sts_0mi9x2k3aq1b2c3d4e5f6g7h8', status_kind: 'planned', count: 7 }] }, votes: { total: 310, verified: 296 }, comments: { total: 57, public: 50, internal: 7 }, end_users: { total: 120, verified: 104 }, trend: [{ date: '2026-11-22', posts: 3, votes: 21, comments: 4 }] }] })
 
 export const DashboardResponse = t.Object({
   recent_activity: t.Array(t.Object({
@@ -44,7 +43,7 @@ export const DashboardResponse = t.Object({
     comments: Count,
     end_users: Count,
   }),
-}, { description: 'DashboardResponse' })
+}, { $id: 'Dashboard', examples: [{ counts: { posts: 42, open_posts: 30, votes: 310, comments: 57, end_users: 120, unanswered_posts: 4 }, top_posts: [postExample], unanswered_posts: [], recent_activity: [{ type: 'post.created', id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8', post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8', title: 'Dark mode', created_at: '2026-11-22T09:30:00.000Z' }] }] })
 
 export const OnboardingProgress = t.Object({
   board_created: t.Boolean(),
@@ -55,4 +54,4 @@ export const OnboardingProgress = t.Object({
   widget_seen: t.Boolean({ description: 'A post was authored by an end user' }),
   completed: t.Integer({ description: 'How many of the steps above are done' }),
   total: t.Integer(),
-}, { additionalProperties: true, description: 'OnboardingProgress' })
+}, { additionalProperties: true, $id: 'OnboardingProgress', examples: [{ board_created: true, first_post: true, api_key_created: true, webhook_added: false, teammate_invited: false, widget_seen: true, completed: 4, total: 6 }] })

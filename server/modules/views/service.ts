@@ -14,7 +14,7 @@ const TREND_DAYS = 30
 const answered = sql`exists (select 1 from ${comments} where ${comments.postId} = ${posts.id} and not ${comments.internal} and (${comments.authorUserId} is not null or ${comments.authorKeyId} is not null))`
 const stillOpen = and(isNull(posts.mergedIntoId), inArray(statuses.kind, OPEN_KINDS))
 
-interface Counts { posts: number; open_posts: number; unanswered_posts: number; votes: number; public_comments: number; internal_comments: number; end_users: number }
+interface Counts { posts: number; open_posts: number; unanswered_posts: number; votes: number; verified_votes: number; public_comments: number; internal_comments: number; end_users: number; verified_end_users: number }
 
 async function counts(db: Db, workspaceId: string): Promise<Counts> {
   const open = sql`from ${posts} join ${statuses} on ${statuses.id} = ${posts.statusId} where ${posts.workspaceId} = ${workspaceId} and ${stillOpen}`
@@ -24,9 +24,11 @@ async function counts(db: Db, workspaceId: string): Promise<Counts> {
       (select count(*) ${open})::int as open_posts,
       (select count(*) ${open} and not ${answered})::int as unanswered_posts,
       (select count(*) from votes where workspace_id = ${workspaceId})::int as votes,
+      (select count(*) from votes v where v.workspace_id = ${workspaceId} and not exists (select 1 from end_users e where e.id = v.end_user_id and e.verified_at is null))::int as verified_votes,
       (select count(*) from comments where workspace_id = ${workspaceId} and not internal)::int as public_comments,
       (select count(*) from comments where workspace_id = ${workspaceId} and internal)::int as internal_comments,
-      (select count(*) from end_users where workspace_id = ${workspaceId})::int as end_users`))
+      (select count(*) from end_users where workspace_id = ${workspaceId})::int as end_users,
+      (select count(*) from end_users where workspace_id = ${workspaceId} and verified_at is not null)::int as verified_end_users`))
   return row!
 }
 
@@ -66,9 +68,10 @@ export async function workspaceMetrics(db: Db, workspaceId: string) {
   ])
   return {
     posts: { total: totals.posts, by_status: byStatus },
-    votes: { total: totals.votes },
+    // Anyone can type an address: weigh demand by the verified votes only (docs/widget.md).
+    votes: { total: totals.votes, verified: totals.verified_votes },
     comments: { total: totals.public_comments + totals.internal_comments, public: totals.public_comments, internal: totals.internal_comments },
-    end_users: { total: totals.end_users },
+    end_users: { total: totals.end_users, verified: totals.verified_end_users },
     trend: days,
   }
 }

@@ -1,12 +1,12 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, not, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { endUsers, posts, users, votes } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { recordEvent } from '../events/service.ts'
-import { resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
+import { recordEvent } from '../../events/outbox.ts'
+import { isUnverifiedEndUser, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
-import { envelope, totalOf, type Page } from '../feedback/paging.ts'
+import { envelope, totalOf, type Page } from '../../lib/paging.ts'
 
 /**
  * Toggles the voter's vote. The insert-or-delete and the counter update run in one transaction on the
@@ -35,16 +35,17 @@ export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCa
       vote: { id: voteId, post_id: postId, voter: actor.kind === 'member' ? { type: 'member', id: actor.userId } : { type: 'end_user', id: (actor as { endUserId: string }).endUserId } },
       votes: updated!.votes,
     })
-    return { voted, votes: updated!.votes }
+    return { voted, votes: updated!.votes, verified: actor.kind !== 'end_user' || actor.verified }
   })
 }
 
 /** Newest first, each with its voter, in one query for the page. */
-export async function listVotes(db: Db, workspaceId: string, postId: string, page: Page) {
+export async function listVotes(db: Db, workspaceId: string, postId: string, page: Page, verified?: boolean) {
   await findPost(db, workspaceId, postId)
-  const where = and(eq(votes.postId, postId), eq(votes.workspaceId, workspaceId))
+  const unverified = isUnverifiedEndUser(votes.endUserId)
+  const where = and(eq(votes.postId, postId), eq(votes.workspaceId, workspaceId), verified === undefined ? undefined : verified ? not(unverified) : unverified)
   const rows = await db
-    .select({ vote: votes, userName: sql<string | null>`coalesce(${users.name}, ${users.email})`, userEmail: users.email, endUserName: endUsers.name, endUserEmail: endUsers.email, total: sql<number>`count(*) over()`.mapWith(Number) })
+    .select({ vote: votes, userName: sql<string | null>`coalesce(${users.name}, ${users.email})`, userEmail: users.email, endUserName: endUsers.name, endUserEmail: endUsers.email, endUserVerifiedAt: endUsers.verifiedAt, total: sql<number>`count(*) over()`.mapWith(Number) })
     .from(votes)
     .leftJoin(users, eq(users.id, votes.userId))
     .leftJoin(endUsers, eq(endUsers.id, votes.endUserId))
@@ -57,9 +58,17 @@ export async function listVotes(db: Db, workspaceId: string, postId: string, pag
     id: row.vote.id,
     post_id: row.vote.postId,
     voter: row.vote.userId
-      ? { type: 'member' as const, id: row.vote.userId, name: row.userName, email: row.userEmail }
-      : { type: 'end_user' as const, id: row.vote.endUserId!, name: row.endUserName, email: row.endUserEmail },
+      ? { type: 'member' as const, id: row.vote.userId, name: row.userName, email: row.userEmail, verified: true }
+      : { type: 'end_user' as const, id: row.vote.endUserId!, name: row.endUserName, email: row.endUserEmail, verified: row.endUserVerifiedAt !== null },
+    verified: row.vote.userId !== null || row.endUserVerifiedAt !== null,
     created_at: row.vote.createdAt.toISOString(),
   }))
   return envelope(items, page, total)
+}
+
+/** Which of `postIds` the end user has voted for: one query, whatever the number of posts. */
+export async function votedBy(db: Db, endUserId: string, postIds: string[]) {
+  if (postIds.length === 0) return new Set<string>()
+  const rows = await db.select({ postId: votes.postId }).from(votes).where(and(eq(votes.endUserId, endUserId), inArray(votes.postId, postIds)))
+  return new Set(rows.map((row) => row.postId))
 }

@@ -1,22 +1,21 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
-import { createDns } from '../../lib/dns.ts'
-import { sealKey } from '../../lib/seal.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { WorkspaceSlugParams } from '../workspaces/model.ts'
 import {
   LogListQuery, LogParams, toLogResponse, toWebhookResponse, WebhookCreate, WebhookCreateResponse, WebhookDeliveryLogResponse,
   WebhookParams, WebhookResponse, WebhookRetryResponse, WebhookRotateResponse, WebhookUpdate,
 } from './model.ts'
 import * as hooks from './service.ts'
+import { WorkspaceSlugParams } from '../../lib/schema.ts'
+import { readOffset } from '../../lib/paging.ts'
 
 const tags = ['Webhooks']
 
 export const webhooksModule = (ctx: AppContext) => {
-  const deps: hooks.WebhookDeps = { db: ctx.db, dns: createDns(ctx.config.dnsResolver), allowPrivate: ctx.config.webhookAllowPrivate, key: sealKey(ctx.config.secretKey) }
+  const deps: hooks.WebhookDeps = { db: ctx.db, outbound: ctx.outbound, secrets: ctx.secrets }
   return new Elysia({ prefix: '/workspaces/:workspace_slug/webhooks' })
     .use(authPlugin(ctx))
-    .post('/', async ({ workspace, body, set }) => {
+    .post('', async ({ workspace, body, set }) => {
       const { webhook, secret } = await hooks.createWebhook(deps, workspace.id, body)
       set.status = 201
       return { ...toWebhookResponse(webhook), secret }
@@ -27,18 +26,18 @@ export const webhooksModule = (ctx: AppContext) => {
       response: { 201: WebhookCreateResponse },
       detail: { operationId: 'createWebhook', tags, summary: 'Register an endpoint; the signing secret is returned once', description: 'Deliveries follow Standard Webhooks: `webhook-id` (the event id), `webhook-timestamp`, `webhook-signature`, plus `X-Chorus-Event`. Unknown event kinds are 422; so is a URL whose host resolves to a loopback, private, link-local or metadata address.' },
     })
-    .get('/', async ({ workspace }) => (await hooks.listWebhooks(ctx.db, workspace.id)).map(toWebhookResponse), {
+    .get('', async ({ workspace }) => (await hooks.listWebhooks(ctx.db, workspace.id)).map(toWebhookResponse), {
       params: WorkspaceSlugParams,
       workspace: { scope: 'webhooks:read', role: 'admin' },
       response: { 200: t.Array(WebhookResponse) },
-      detail: { operationId: 'listWebhooks', tags, summary: "The workspace's endpoints, newest first" },
+      detail: { operationId: 'listWebhooks', tags, summary: "The workspace's endpoints, newest first", description: 'With an API key (`webhooks:read`) or an admin\'s dashboard session. The signing secret is never returned here.' },
     })
     .patch('/:webhook_id', async ({ workspace, params, body }) => toWebhookResponse(await hooks.updateWebhook(deps, workspace.id, params.webhook_id, body)), {
       params: WebhookParams,
       body: WebhookUpdate,
       workspace: { scope: 'webhooks:write', role: 'admin' },
       response: { 200: WebhookResponse },
-      detail: { operationId: 'updateWebhook', tags, summary: 'Change the URL, event kinds, description, or turn the endpoint on or off' },
+      detail: { operationId: 'updateWebhook', tags, summary: 'Change the URL, event kinds, description, or turn the endpoint on or off', description: 'With an API key (`webhooks:write`) or an admin\'s dashboard session. A new URL is checked like at creation (http or https, no private addresses unless WEBHOOK_ALLOW_PRIVATE). Turning an endpoint back on clears `disabled_reason`.' },
     })
     .delete('/:webhook_id', async ({ workspace, params, set }) => {
       await hooks.deleteWebhook(ctx.db, workspace.id, params.webhook_id)
@@ -47,7 +46,7 @@ export const webhooksModule = (ctx: AppContext) => {
       params: WebhookParams,
       workspace: { scope: 'webhooks:write', role: 'admin' },
       response: { 204: t.Void() },
-      detail: { operationId: 'deleteWebhook', tags, summary: 'Delete an endpoint with its pending deliveries and logs' },
+      detail: { operationId: 'deleteWebhook', tags, summary: 'Delete an endpoint with its pending deliveries and logs', description: 'With an API key (`webhooks:write`) or an admin\'s dashboard session. Pending deliveries are dropped with the endpoint. An unknown id is 404 NOT_FOUND.' },
     })
     .post('/:webhook_id/rotate-secret', async ({ workspace, params }) => {
       const { webhook, secret, previousSecretExpiresAt } = await hooks.rotateSecret(deps, workspace.id, params.webhook_id)
@@ -58,7 +57,7 @@ export const webhooksModule = (ctx: AppContext) => {
       response: { 200: WebhookRotateResponse },
       detail: { operationId: 'rotateWebhookSecret', tags, summary: 'Replace the signing secret; the old one keeps signing for 24 hours', description: 'Until `previous_secret_expires_at`, `webhook-signature` carries two space-separated `v1,` entries, one per secret, so a receiver can switch at any moment.' },
     })
-    .get('/:webhook_id/logs', async ({ workspace, params, query }) => (await hooks.listLogs(ctx.db, workspace.id, params.webhook_id, query)).map(toLogResponse), {
+    .get('/:webhook_id/logs', async ({ workspace, params, query }) => (await hooks.listLogs(ctx.db, workspace.id, params.webhook_id, readOffset(query), query.success)).map(toLogResponse), {
       params: WebhookParams,
       query: LogListQuery,
       workspace: { scope: 'webhooks:read', role: 'admin' },

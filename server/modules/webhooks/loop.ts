@@ -2,17 +2,33 @@
 // On Postgres it runs inside the worker thread; on PGlite in the main thread (which owns the
 // database), with `send` handing each job to the worker. Either way the state lives in the database.
 import type { Db } from '../../db/client.ts'
+import { describeError } from '../../db/errors.ts'
 import type { Logger } from '../../lib/log.ts'
-import type { SealKey } from '../../lib/seal.ts'
-import { claimDeliveries, dispatchEvents, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
+import type { Sealer } from '../../lib/secrets.ts'
+import { dispatchEvents } from '../../events/dispatch.ts'
+import { claimDeliveries, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
+
+/**
+ * Another kind of delivery job run by the same loop (chat messages): claimed with the shared lease
+ * (queue.ts `leaseDue`), sent, and recorded one by one.
+ */
+export interface DeliveryQueue<Job = any, Result = any> {
+  name: string
+  claim(owner: number, limit: number): Promise<Job[]>
+  send(job: Job): Promise<Result>
+  record(owner: number, job: Job, result: Result): Promise<void>
+  /** Gives a claim back untouched (the attempt never completed). */
+  release(owner: number, job: Job): Promise<void>
+}
 
 export interface LoopOptions {
   db: Db
   /** This loop's claimer number; the caller holds its advisory lock for the loop's lifetime. */
   owner: number
   send(job: DeliveryJob): Promise<AttemptResult>
-  sealKey: SealKey
+  /** Opens the endpoints' signing secrets. */
+  secrets: Sealer
   retryScale: number
   /** `host/pid`, kept on each log row. */
   sentBy: string
@@ -21,6 +37,8 @@ export interface LoopOptions {
   maxInFlight?: number
   /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
   recordEach?: boolean
+  /** Further kinds of jobs, after the webhook deliveries. */
+  queues?: DeliveryQueue[]
 }
 
 export interface DeliveryLoop {
@@ -46,7 +64,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       else finished.push(attempt)
     } catch (error) {
       // The attempt did not complete (the worker went away): hand the claim back for the next try.
-      log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: String(error) })
+      log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
     }
   }
@@ -65,23 +83,41 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       // One bad attempt must not sink the batch: record them one by one. What still fails is sent again once its claim lapses (at-least-once).
       for (const attempt of batch) {
         await recordAttempts(db, owner, [attempt], settings).catch((error) =>
-          log.error('webhook attempt not recorded', { webhook_id: attempt.job.webhookId, event_id: attempt.job.eventId, error: String(error), cause: String((error as Error).cause ?? '') }))
+          log.error('webhook attempt not recorded', { webhook_id: attempt.job.webhookId, event_id: attempt.job.eventId, error: describeError(error) }))
       }
     }
   }
 
-  /** One round: record what finished, fan out new events, claim what is due. True when there was work. */
+  async function deliverOther(queue: DeliveryQueue, job: unknown) {
+    try {
+      await queue.record(owner, job, await queue.send(job))
+    } catch (error) {
+      log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
+      await queue.release(owner, job).catch(() => {})
+    }
+  }
+
+  function track(running: Promise<void>) {
+    const tracked: Promise<void> = running.finally(() => inFlight.delete(tracked))
+    inFlight.add(tracked)
+  }
+
+  /** One round: record what finished, dispatch new events (so their deliveries go out this round), claim what is due. True when there was work. */
   async function round(): Promise<boolean> {
     const recorded = finished.length
     await flush()
     const dispatched = await dispatchEvents(db)
     const room = maxInFlight - inFlight.size
-    const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.sealKey) : []
-    for (const job of jobs) {
-      const running: Promise<void> = deliver(job).finally(() => inFlight.delete(running))
-      inFlight.add(running)
+    const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.secrets) : []
+    for (const job of jobs) track(deliver(job))
+    let others = 0
+    for (const queue of options.queues ?? []) {
+      const space = maxInFlight - inFlight.size
+      const claimed = space > 0 && !stopped ? await queue.claim(owner, space) : []
+      for (const job of claimed) track(deliverOther(queue, job))
+      others += claimed.length
     }
-    return recorded > 0 || dispatched > 0 || jobs.length > 0 || inFlight.size > 0
+    return recorded > 0 || dispatched > 0 || jobs.length > 0 || others > 0 || inFlight.size > 0
   }
 
   const running = (async () => {
@@ -91,7 +127,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
         busy = await round()
       } catch (error) {
         if (stopped) break
-        log.error('webhook delivery loop', { error: String(error) })
+        log.error('webhook delivery loop', { error: describeError(error) })
         await Bun.sleep(1000)
       }
       if (!stopped) await Bun.sleep(busy ? BUSY_PAUSE_MS : pollMs)

@@ -1,12 +1,16 @@
 import { t } from 'elysia'
+import { OffsetQuery } from '../../lib/paging.ts'
 import type { webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
-import { Enum } from '../../lib/schema.ts'
-import { EVENT_TYPES } from '../events/service.ts'
-import { Timestamp } from '../user/model.ts'
-import { WorkspaceSlugParams } from '../workspaces/model.ts'
+import { EventKind, EventKinds } from '../../events/model.ts'
+import type { EventType } from '../../events/outbox.ts'
+import { Timestamp, WorkspaceSlugParams } from '../../lib/schema.ts'
 
-const EventKind = Enum([...EVENT_TYPES])
-export const EventKinds = t.Array(EventKind, { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true, description: 'Event kinds to receive' })
+/** The example of the `Webhook` component, reused by the schemas that embed it. */
+export const webhookExample = {
+  id: 'wh_0mi9x2k3aq1b2c3d4e5f6g7h8', url: 'https://hooks.acme.example/chorus', events: ['post.created' as const, 'status.changed' as const], description: 'CRM sync',
+  enabled: true, disabled_reason: null, created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-23T14:05:12.345Z',
+}
+
 const WebhookUrl = t.String({ minLength: 1, maxLength: 2048, description: 'An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).', examples: ['https://example.com/chorus-hook'] })
 const Description = t.Nullable(t.String({ maxLength: 500 }))
 
@@ -14,14 +18,14 @@ export const WebhookCreate = t.Object({
   url: WebhookUrl,
   events: EventKinds,
   description: t.Optional(Description),
-}, { additionalProperties: false, description: 'WebhookCreate' })
+}, { additionalProperties: false, $id: 'WebhookCreate', examples: [{ url: 'https://hooks.acme.example/chorus', events: ['post.created', 'status.changed'], description: 'CRM sync' }] })
 
 export const WebhookUpdate = t.Object({
   url: t.Optional(WebhookUrl),
   events: t.Optional(EventKinds),
   description: t.Optional(Description),
   enabled: t.Optional(t.Boolean({ description: 'false stops deliveries and cancels pending ones; true resumes with new events' })),
-}, { additionalProperties: false, minProperties: 1, description: 'WebhookUpdate' })
+}, { additionalProperties: false, minProperties: 1, $id: 'WebhookUpdate', examples: [{ enabled: false }] })
 
 const webhookFields = {
   id: t.String(),
@@ -35,20 +39,19 @@ const webhookFields = {
 }
 const Secret = t.String({ description: '`whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here.' })
 
-export const WebhookResponse = t.Object(webhookFields, { description: 'WebhookResponse' })
-export const WebhookCreateResponse = t.Object({ ...webhookFields, secret: Secret }, { description: 'WebhookCreateResponse' })
+export const WebhookResponse = t.Object(webhookFields, { $id: 'Webhook', examples: [webhookExample] })
+export const WebhookCreateResponse = t.Object({ ...webhookFields, secret: Secret }, { $id: 'WebhookCreated', examples: [{ ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }] })
 export const WebhookRotateResponse = t.Object({
   ...webhookFields,
   secret: Secret,
   previous_secret_expires_at: Timestamp,
-}, { description: 'WebhookRotateResponse' })
+}, { $id: 'WebhookSecretRotated', examples: [{ ...webhookExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', previous_secret_expires_at: '2026-11-23T14:05:12.345Z' }] })
 
-export const WebhookParams = t.Object({ workspace_slug: WorkspaceSlugParams.properties.workspace_slug, webhook_id: t.String({ maxLength: 64 }) })
-export const LogParams = t.Object({ workspace_slug: WorkspaceSlugParams.properties.workspace_slug, log_id: t.String({ maxLength: 64 }) })
+export const WebhookParams = t.Object({ workspace_slug: WorkspaceSlugParams.properties.workspace_slug, webhook_id: t.String({ maxLength: 64, examples: ['wh_0mi9x2k3aq1b2c3d4e5f6g7h8'] }) })
+export const LogParams = t.Object({ workspace_slug: WorkspaceSlugParams.properties.workspace_slug, log_id: t.String({ maxLength: 64, examples: ['dlv_0mi9x2k3aq1b2c3d4e5f6g7h8'] }) })
 
 export const LogListQuery = t.Object({
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: '1–100 (default 50)' })),
-  offset: t.Optional(t.Integer({ minimum: 0, description: 'Rows to skip (default 0)' })),
+  ...OffsetQuery,
   success: t.Optional(t.Boolean({ description: 'Only successful (true) or failed (false) attempts' })),
 }, { additionalProperties: false })
 
@@ -64,21 +67,21 @@ export const WebhookDeliveryLogResponse = t.Object({
   error: t.Nullable(t.String()),
   duration_ms: t.Integer(),
   created_at: Timestamp,
-}, { description: 'WebhookDeliveryLogResponse' })
+}, { $id: 'WebhookDeliveryLog', examples: [{ id: 'dlv_0mi9x2k3aq1b2c3d4e5f6g7h8', webhook_id: 'wh_0mi9x2k3aq1b2c3d4e5f6g7h8', event_id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8', event_type: 'post.created', attempt: 1, success: true, response_status: 200, response_body: 'ok', error: null, duration_ms: 84, created_at: '2026-11-22T09:30:00.000Z' }] })
 
 export const WebhookRetryResponse = t.Object({
   status: t.Literal('queued'),
   log_id: t.String(),
   webhook_id: t.String(),
   event_id: t.String({ description: 'The re-sent event: the same `webhook-id` as before' }),
-}, { description: 'WebhookRetryResponse' })
+}, { $id: 'WebhookRetry', examples: [{ status: 'queued', log_id: 'dlv_0mi9x2k3aq1b2c3d4e5f6g7h8', webhook_id: 'wh_0mi9x2k3aq1b2c3d4e5f6g7h8', event_id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })
 
 type WebhookRow = typeof webhooks.$inferSelect
 
 export const toWebhookResponse = (row: WebhookRow) => ({
   id: row.id,
   url: row.url,
-  events: row.events as (typeof EVENT_TYPES)[number][],
+  events: row.events as EventType[],
   description: row.description,
   enabled: row.enabled,
   disabled_reason: row.disabledReason,

@@ -1,20 +1,23 @@
 // Messages between the main thread (runner.ts) and the webhook worker (worker.ts).
 import type { LogLevel } from '../../config.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
+import type { ChatSettings } from '../integrations/delivery.ts'
 
 export interface WorkerSettings {
   /** `claim`: the worker runs the loop on its own connections (Postgres). `send`: it only sends (PGlite). */
   mode: 'claim' | 'send'
   databaseUrl?: string
   owner: number
-  /** Raw bytes of the key that unseals webhook secrets. */
-  sealKey: Uint8Array
+  /** Raw bytes of the sealing key (Secrets.sealingKey): a CryptoKey cannot be posted to a worker. */
+  sealingKey: Uint8Array
   allowPrivate: boolean
   retryScale: number
   dnsResolver: string | undefined
   logLevel: LogLevel
   sentBy: string
   pollMs: number
+  /** What the chat queue needs where the loop runs (the worker, on Postgres). */
+  chat: ChatSettings
 }
 
 export type ToWorker =

@@ -1,11 +1,11 @@
-// The durable side of delivery: fan-out of outbox events, leased claims, and the outcome of each
-// attempt. Plain functions over the database, run by whichever thread owns the delivery loop.
+// The durable side of delivery: leased claims and the outcome of each attempt (fan-out of outbox
+// events into deliveries is subscriber.ts). Plain functions over the database, run by whichever thread owns the delivery loop.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
-import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
-import { unseal, type SealKey } from '../../lib/seal.ts'
-import { notifySubscribers } from '../notifications/fanout.ts'
+import { sealContext, type Sealer } from '../../lib/secrets.ts'
+import { releaseChatClaims } from '../integrations/delivery.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
 
 /** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
@@ -16,7 +16,7 @@ const LEASE_SECONDS = 60
 const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
-/** After attempt n fails, the next comes RETRY_DELAYS_MS[n - 1] later (CONTRACT §8); then it has failed. */
+/** After attempt n fails, the next comes RETRY_DELAYS_MS[n - 1] later (docs/api.md#webhooks); then it has failed. */
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]
 const MAX_RETRY_AFTER_MS = 24 * HOUR
 
@@ -25,48 +25,48 @@ export const newOwner = () => 1 + Math.floor(Math.random() * 0x7ffffffe)
 
 export const lockOwnerSql = (owner: number) => sql`select pg_advisory_lock(${sql.raw(String(LOCK_SPACE))}, ${owner})`
 
-/** Turns queued outbox events into one delivery per subscribed, enabled endpoint (and notifications). */
-export async function dispatchEvents(db: Db, limit = 500): Promise<number> {
-  return db.transaction(async (tx) => {
-    const queued = rowsOf<{ event_id: string }>(await tx.execute(sql`select event_id from event_dispatch order by event_id limit ${limit} for update skip locked`))
-    if (!queued.length) return 0
-    const ids = queued.map((row) => row.event_id)
-    const rows = await tx.select().from(events).where(inArray(events.id, ids))
-    const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
-    const endpoints = await tx.select({ id: webhooks.id, workspaceId: webhooks.workspaceId, events: webhooks.events }).from(webhooks)
-      .where(and(inArray(webhooks.workspaceId, workspaceIds), eq(webhooks.enabled, true)))
-    const jobs = rows.flatMap((event) => endpoints
-      .filter((endpoint) => endpoint.workspaceId === event.workspaceId && endpoint.events.includes(event.type))
-      .map((endpoint) => ({ webhookId: endpoint.id, eventId: event.id })))
-    if (jobs.length) await tx.insert(webhookDeliveries).values(jobs).onConflictDoNothing()
-    await notifySubscribers(tx, rows)
-    await tx.delete(eventDispatch).where(inArray(eventDispatch.eventId, ids))
-    return ids.length
-  })
+/** A table of delivery jobs: (target, event) keyed rows with the pending → done | failed | canceled state and a lease. */
+export interface JobTable {
+  table: string
+  /** The key columns; the first names the target (endpoint, channel mapping). */
+  keys: [string, string]
+  /** Further columns the claim returns. */
+  returning: string[]
 }
 
+const WEBHOOK_JOBS: JobTable = { table: 'webhook_deliveries', keys: ['webhook_id', 'event_id'], returning: ['attempts', 'manual'] }
+
 /**
- * Leases up to `limit` due deliveries to `owner`. A lease held by an owner whose advisory lock is gone
- * (its process or connection died) is free at once; one whose holder is alive but silent, after LEASE_SECONDS.
- * SKIP LOCKED lets any number of processes claim side by side without waiting on each other.
+ * Leases up to `limit` due jobs of `jobs` to `owner` (the shared claim of every delivery kind). A lease
+ * held by an owner whose advisory lock is gone (its process or connection died) is free at once; one
+ * whose holder is alive but silent, after LEASE_SECONDS. SKIP LOCKED lets any number of processes claim
+ * side by side without waiting on each other. Table and column names are constants, never input.
  */
-export async function claimDeliveries(db: Db, owner: number, limit: number, key: SealKey): Promise<DeliveryJob[]> {
-  const claimed = rowsOf<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(await db.execute(sql`
+export async function leaseDue<Row>(db: Db, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
+  const [target, event] = jobs.keys.map((name) => sql.raw(name))
+  const table = sql.raw(jobs.table)
+  const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
+  return rowsOf<Row>(await db.execute(sql`
     with live as materialized (
       select objid::bigint as owner from pg_locks
       where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(LOCK_SPACE))}
         and database = (select oid from pg_database where datname = current_database())
     ), due as (
-      select d.webhook_id, d.event_id from webhook_deliveries d
+      select d.${target}, d.${event} from ${table} d
       where d.status = 'pending' and d.next_attempt_at <= now()
         and (d.lease_owner is null or d.lease_until < now() or d.lease_owner not in (select owner from live))
       order by d.next_attempt_at
       limit ${limit}
       for update of d skip locked
     )
-    update webhook_deliveries d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
-    from due where d.webhook_id = due.webhook_id and d.event_id = due.event_id
-    returning d.webhook_id, d.event_id, d.attempts, d.manual`))
+    update ${table} d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
+    from due where d.${target} = due.${target} and d.${event} = due.${event}
+    returning ${returning}`))
+}
+
+/** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
+export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
+  const claimed = await leaseDue<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(db, WEBHOOK_JOBS, owner, limit)
   if (!claimed.length) return []
 
   const [endpointRows, eventRows] = await Promise.all([
@@ -81,8 +81,9 @@ export async function claimDeliveries(db: Db, owner: number, limit: number, key:
   return Promise.all(live.map(async (row) => {
     const endpoint = endpointsById.get(row.webhook_id)!
     const event = eventsById.get(row.event_id)!
-    const secrets = [await unseal(key, endpoint.secret)]
-    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) secrets.push(await unseal(key, endpoint.previousSecret))
+    const context = sealContext.webhookSecret(endpoint.id)
+    const signing = [await secrets.unseal(endpoint.secret, context)]
+    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) signing.push(await secrets.unseal(endpoint.previousSecret, context))
     return {
       webhookId: row.webhook_id,
       eventId: row.event_id,
@@ -90,7 +91,7 @@ export async function claimDeliveries(db: Db, owner: number, limit: number, key:
       attempt: row.attempts + 1,
       manual: row.manual,
       url: endpoint.url,
-      secrets,
+      secrets: signing,
       body: JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), workspace_id: event.workspaceId, data: event.data }),
     }
   }))
@@ -170,4 +171,5 @@ export async function releaseClaim(db: Db, owner: number, job: Pick<DeliveryJob,
 /** Frees every claim of an owner known to be gone (a worker thread that crashed). */
 export async function releaseOwner(db: Db, owner: number) {
   await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null }).where(eq(webhookDeliveries.leaseOwner, owner))
+  await releaseChatClaims(db, owner)
 }

@@ -3,7 +3,7 @@
 import { hostname } from 'node:os'
 import { sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
-import { sealKey, sealKeyBytes } from '../../lib/seal.ts'
+import { chatQueueFor, chatSettingsOf } from '../integrations/delivery.ts'
 import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
 import type { ToMain, ToWorker, WorkerSettings } from './protocol.ts'
 import { lockOwnerSql, LOCK_SPACE, newOwner, releaseOwner } from './queue.ts'
@@ -31,13 +31,14 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
   const databaseUrl = options.databaseUrl ?? ctx.config.databaseUrl
   if (claimInWorker && !databaseUrl) throw new Error('The webhook worker needs the Postgres URL')
   const base = {
-    sealKey: await sealKeyBytes(ctx.config.secretKey),
+    sealingKey: ctx.secrets.sealingKey,
     allowPrivate: ctx.config.webhookAllowPrivate,
     retryScale: ctx.config.webhookRetryScale,
     dnsResolver: ctx.config.dnsResolver,
     logLevel: ctx.config.logLevel,
     sentBy: `${hostname()}/${process.pid}`,
     pollMs: options.pollMs ?? 100,
+    chat: chatSettingsOf(ctx.config),
   }
 
   let worker!: Worker
@@ -113,12 +114,13 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
         pending.set(id, { resolve: (result) => (clearTimeout(timer), resolve(result)), reject: (error) => (clearTimeout(timer), reject(error)) })
         worker.postMessage({ type: 'send', id, job } satisfies ToWorker)
       }),
-      sealKey: await sealKey(ctx.config.secretKey),
+      secrets: ctx.secrets,
       retryScale: base.retryScale,
       sentBy: base.sentBy,
       log: ctx.log,
       pollMs: base.pollMs,
       recordEach: true,
+      queues: [chatQueueFor(ctx.db, ctx.secrets, ctx.outbound, base.chat, { retryScale: base.retryScale, sentBy: base.sentBy, log: ctx.log })],
     })
   }
 

@@ -2,18 +2,17 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
-import type { Dns } from '../../lib/dns.ts'
 import { newId } from '../../lib/ids.ts'
-import { seal, type SealKey } from '../../lib/seal.ts'
+import { OutboundRefused, type Outbound } from '../../lib/outbound.ts'
+import type { Page } from '../../lib/paging.ts'
+import { sealContext, type Sealer } from '../../lib/secrets.ts'
 import { disableEndpoint } from './queue.ts'
 import { newSecret } from './signing.ts'
-import { checkTarget, TargetRefused } from './target.ts'
 
 export interface WebhookDeps {
   db: Db
-  dns: Dns
-  allowPrivate: boolean
-  key: Promise<SealKey>
+  outbound: Outbound
+  secrets: Sealer
 }
 
 /** How long the previous secret keeps signing after a rotation, so receivers can switch without a gap. */
@@ -21,9 +20,9 @@ export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 
 async function checkUrl(deps: WebhookDeps, url: string) {
   try {
-    await checkTarget(url, deps.dns, deps.allowPrivate)
+    await deps.outbound.check(url)
   } catch (error) {
-    if (error instanceof TargetRefused) throw invalid(['body', 'url'], `The URL ${error.message}`)
+    if (error instanceof OutboundRefused) throw invalid(['body', 'url'], `The URL ${error.message}`)
     throw error
   }
 }
@@ -31,13 +30,14 @@ async function checkUrl(deps: WebhookDeps, url: string) {
 export async function createWebhook(deps: WebhookDeps, workspaceId: string, input: { url: string; events: string[]; description?: string | null }) {
   await checkUrl(deps, input.url)
   const secret = newSecret()
+  const id = newId('webhook')
   const [row] = await deps.db.insert(webhooks).values({
-    id: newId('webhook'),
+    id,
     workspaceId,
     url: input.url,
     events: input.events,
     description: input.description ?? null,
-    secret: await seal(await deps.key, secret),
+    secret: await deps.secrets.seal(secret, sealContext.webhookSecret(id)),
   }).returning()
   return { webhook: row!, secret }
 }
@@ -79,19 +79,19 @@ export async function rotateSecret(deps: WebhookDeps, workspaceId: string, webho
   const secret = newSecret()
   const previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS)
   const [row] = await deps.db.update(webhooks)
-    .set({ secret: await seal(await deps.key, secret), previousSecret: current.secret, previousSecretExpiresAt, updatedAt: sql`now()` })
+    .set({ secret: await deps.secrets.seal(secret, sealContext.webhookSecret(webhookId)), previousSecret: current.secret, previousSecretExpiresAt, updatedAt: sql`now()` })
     .where(eq(webhooks.id, webhookId)).returning()
   return { webhook: row!, secret, previousSecretExpiresAt }
 }
 
-export async function listLogs(db: Db, workspaceId: string, webhookId: string, query: { limit?: number; offset?: number; success?: boolean }) {
+export async function listLogs(db: Db, workspaceId: string, webhookId: string, page: Page, success?: boolean) {
   await findWebhook(db, workspaceId, webhookId)
-  const filter = query.success === undefined ? undefined : eq(webhookDeliveryLogs.success, query.success)
+  const filter = success === undefined ? undefined : eq(webhookDeliveryLogs.success, success)
   return db.select().from(webhookDeliveryLogs)
     .where(and(eq(webhookDeliveryLogs.webhookId, webhookId), filter))
     .orderBy(desc(webhookDeliveryLogs.createdAt), desc(webhookDeliveryLogs.id))
-    .limit(query.limit ?? 50)
-    .offset(query.offset ?? 0)
+    .limit(page.perPage)
+    .offset(page.offset)
 }
 
 /**

@@ -1,4 +1,4 @@
-// Standard Webhooks signing (CONTRACT §8): `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by
+// Standard Webhooks signing (docs/api.md#webhooks): `v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by
 // the base64-decoded part of the `whsec_` secret.
 
 const PREFIX = 'whsec_'

@@ -3,9 +3,12 @@
 // `send` mode (PGlite, owned by the main thread): it only makes the HTTP attempts it is handed.
 import postgres from 'postgres'
 import { openDatabase, type Database } from '../../db/client.ts'
+import { describeError } from '../../db/errors.ts'
 import { createDns } from '../../lib/dns.ts'
 import { createLogger } from '../../lib/log.ts'
-import { importSealKey } from '../../lib/seal.ts'
+import { createOutbound } from '../../lib/outbound.ts'
+import { sealerFromKey } from '../../lib/secrets.ts'
+import { chatQueueFor } from '../integrations/delivery.ts'
 import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
 import { LOCK_SPACE } from './queue.ts'
 import { sendWebhook, type SendSettings } from './send.ts'
@@ -31,15 +34,19 @@ async function startClaiming(settings: WorkerSettings & { databaseUrl: string })
     if (!held.length) post({ type: 'fatal', error: 'lost the webhook owner lock (database connection dropped)' })
   }, 5000)
   database = openDatabase(settings.databaseUrl, '')
+  const secrets = await sealerFromKey(settings.sealingKey)
+  // Provider calls go to operator-configured base URLs, which OPERATOR_URLS_ALLOW_PRIVATE may place on a private network.
+  const providers = createOutbound({ dns: createDns(settings.dnsResolver), allowPrivate: settings.allowPrivate, operatorAllowPrivate: settings.chat.operatorAllowPrivate })
   loop = startDeliveryLoop({
     db: database.db,
     owner: settings.owner,
     send: (job) => sendWebhook(job, sendSettings!),
-    sealKey: await importSealKey(settings.sealKey),
+    secrets,
     retryScale: settings.retryScale,
     sentBy: settings.sentBy,
     log,
     pollMs: settings.pollMs,
+    queues: [chatQueueFor(database.db, secrets, providers, settings.chat, { retryScale: settings.retryScale, sentBy: settings.sentBy, log })],
   })
 }
 
@@ -55,7 +62,7 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
   const message = event.data
   try {
     if (message.type === 'start') {
-      sendSettings = { dns: createDns(message.settings.dnsResolver), allowPrivate: message.settings.allowPrivate }
+      sendSettings = { outbound: createOutbound({ dns: createDns(message.settings.dnsResolver), allowPrivate: message.settings.allowPrivate }) }
       if (message.settings.mode === 'claim') await startClaiming(message.settings as WorkerSettings & { databaseUrl: string })
       post({ type: 'ready' })
     } else if (message.type === 'send') {
@@ -64,6 +71,6 @@ self.onmessage = async (event: MessageEvent<ToWorker>) => {
       await stop()
     }
   } catch (error) {
-    post({ type: 'fatal', error: error instanceof Error ? error.stack ?? error.message : String(error) })
+    post({ type: 'fatal', error: describeError(error) })
   }
 }

@@ -1,32 +1,26 @@
-import { Enum } from '../../lib/schema.ts'
+import { Enum, Slug, Timestamp } from '../../lib/schema.ts'
 import { t } from 'elysia'
 import type { Member, Workspace } from '../../plugins/credentials.ts'
-import { Timestamp } from '../user/model.ts'
+import { fileUrl } from '../files/model.ts'
 
-export const Slug = t.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', minLength: 2, maxLength: 48, examples: ['acme'] })
 export const Plan = Enum(['free', 'startup', 'scale', 'business'])
 export const SubscriptionStatus = Enum(['active', 'trialing', 'past_due', 'canceled', 'unpaid', 'incomplete', 'none'])
 export const Role = Enum(['owner', 'admin', 'member'])
-export const WorkspaceSlugParams = t.Object({ workspace_slug: t.String({ maxLength: 64 }) })
-/** Routes without a slug in the path: keys use their own workspace, dashboard sessions name one here. */
-export const WorkspaceHeader = t.Object({
-  'x-workspace': t.Optional(t.String({ maxLength: 64, description: 'Dashboard sessions only: the slug of the workspace to act in (API keys always act in their own)' })),
-})
 
 export const WorkspaceCreate = t.Object({
   name: t.String({ minLength: 1, maxLength: 100 }),
   slug: Slug,
-}, { additionalProperties: false, description: 'WorkspaceCreate' })
+}, { additionalProperties: false, $id: 'WorkspaceCreate', examples: [{ name: 'Acme', slug: 'acme' }] })
 
 export const WorkspaceUpdate = t.Object({
   name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
   slug: t.Optional(Slug),
   settings: t.Optional(t.Object({
     allow_anonymous: t.Optional(t.Boolean({ description: 'Anonymous widget visitors may post and vote with an e-mail address (default true)' })),
-    default_board: t.Optional(t.Nullable(t.String({ maxLength: 48 }))),
-    brand_color: t.Optional(t.Nullable(t.String({ pattern: '^#[0-9a-fA-F]{6}$' }))),
+    default_board: t.Optional(t.Nullable(t.String({ maxLength: 48, description: 'The slug of the public board the widget opens on (default: the oldest public board)' }))),
+    brand_color: t.Optional(t.Nullable(t.String({ pattern: '^#[0-9a-fA-F]{6}$', description: "The portal's and widget's accent colour (public as `accent_color`)" }))),
   }, { additionalProperties: false })),
-}, { additionalProperties: false, description: 'WorkspaceUpdate' })
+}, { additionalProperties: false, $id: 'WorkspaceUpdate', examples: [{ name: 'Acme Inc', settings: { allow_anonymous: false, default_board: 'ideas' } }] })
 
 export const WorkspaceResponse = t.Object({
   id: t.String(),
@@ -41,10 +35,11 @@ export const WorkspaceResponse = t.Object({
   past_due_since: t.Nullable(Timestamp),
   current_period_end: t.Nullable(Timestamp),
   role: t.Nullable(Role, { description: "The caller's role; null for API keys" }),
+  email_intake_token: t.Nullable(t.String({ description: 'Admins and the owner only (null for members and API keys): mail to `{email_intake_token}@{INBOUND_EMAIL_DOMAIN}` becomes feedback. Rotate it with POST /workspaces/{slug}/email-intake/rotate-token.', examples: ['0f8c2d1e9a7b4c3d5e6f708192a3b4c5'] })),
   created_at: Timestamp,
-}, { description: 'WorkspaceResponse' })
+}, { $id: 'Workspace', examples: [{ id: 'ws_0mi9x2k3aq1b2c3d4e5f6g7h8', slug: 'acme', name: 'Acme', logo_url: null, favicon_url: null, settings: { allow_anonymous: true }, plan: 'startup', subscription_status: 'active', comped: false, past_due_since: null, current_period_end: '2026-11-23T14:05:12.345Z', role: 'owner', email_intake_token: '0f8c2d1e9a7b4c3d5e6f708192a3b4c5', created_at: '2026-11-22T09:30:00.000Z' }] })
 
-export const DeletedResponse = t.Object({ status: t.Literal('deleted'), id: t.String() })
+export const DeletedResponse = t.Object({ status: t.Literal('deleted'), id: t.String() }, { $id: 'Deleted', examples: [{ status: 'deleted', id: 'ws_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })
 
 const iso = (value: Date | null) => value?.toISOString() ?? null
 
@@ -53,8 +48,8 @@ export function toWorkspaceResponse(ws: Workspace, role: Member['role'] | null, 
     id: ws.id,
     slug: ws.slug,
     name: ws.name,
-    logo_url: ws.logoFileId ? `${baseUrl}/files/${ws.logoFileId}` : null,
-    favicon_url: ws.faviconFileId ? `${baseUrl}/files/${ws.faviconFileId}` : null,
+    logo_url: fileUrl(baseUrl, ws.logoFileId),
+    favicon_url: fileUrl(baseUrl, ws.faviconFileId),
     settings: ws.settings,
     plan: ws.plan,
     subscription_status: ws.subscriptionStatus,
@@ -62,6 +57,7 @@ export function toWorkspaceResponse(ws: Workspace, role: Member['role'] | null, 
     past_due_since: iso(ws.pastDueSince),
     current_period_end: iso(ws.currentPeriodEnd),
     role,
+    email_intake_token: role === 'owner' || role === 'admin' ? ws.emailIntakeToken : null,
     created_at: ws.createdAt.toISOString(),
   }
 }

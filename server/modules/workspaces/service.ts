@@ -57,8 +57,3 @@ export async function updateWorkspace(db: Db, workspace: Workspace, input: { nam
     throw error
   }
 }
-
-/** Every table that belongs to a workspace references it with ON DELETE CASCADE, so one statement removes all of it atomically. */
-export async function deleteWorkspace(db: Db, workspaceId: string) {
-  await db.delete(workspaces).where(eq(workspaces.id, workspaceId))
-}

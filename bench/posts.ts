@@ -1,0 +1,240 @@
+// The posts routes under load: Chorus (`bun server/index.ts`) against the raw Bun.serve + postgres.js
+// baseline (bench/raw-server.ts, the same SQL), side by side in one run on a fresh local PostgreSQL
+// database, each server pinned to core 0 and wrk to core 1, 50 connections. Then the size test: the
+// same list, search, filters and sorts on a board of 200 posts and on one of 100,000 posts with
+// 1,000,000 votes in the same workspace (seeded with generate_series).
+// Usage: npm run bench:posts   (needs wrk, taskset and a Postgres at BENCH_POSTGRES_URL).
+import postgres from 'postgres'
+import { openDatabase } from '../server/db/client.ts'
+import { boards, labels } from '../server/db/schema/index.ts'
+import { newId } from '../server/lib/ids.ts'
+import { createApiKey } from '../server/modules/api-keys/service.ts'
+import { findOrCreateUser } from '../server/modules/auth/service.ts'
+import { createWorkspace } from '../server/modules/workspaces/service.ts'
+import { writeSection } from './report.ts'
+
+const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const bigPosts = Number(process.env.BENCH_POSTS ?? 100_000)
+const votesPerUser = 100
+const PORTS = { raw: 48101, chorus: 48102 }
+const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
+
+/** `compare` (Chorus against the raw server) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
+const phases = (process.env.BENCH_PHASES ?? 'compare,size').split(',')
+const name = process.env.BENCH_DATABASE ?? 'bench_posts'
+const server = postgres(admin, { max: 1, onnotice: () => {} })
+await server.unsafe(`drop database if exists ${name} with (force)`)
+await server.unsafe(`create database ${name}`)
+const url = new URL(admin)
+url.pathname = `/${name}`
+const databaseUrl = url.toString()
+
+/**
+ * A board of `count` posts and `users × perUser` votes in plain SQL: titles from a small vocabulary (so
+ * search terms have realistic selectivity), statuses 60/20/10/10 %, label `api` on every 10th post and
+ * `ux` on every 4th, one post every 10 minutes back from now, votes skewed towards the first posts.
+ */
+async function seedBoard(sql: postgres.Sql, workspaceId: string, boardId: string, tag: string, count: number, users: number, perUser: number) {
+  const statusIds = (await sql`select id from statuses where workspace_id = ${workspaceId} order by position`).map((row) => row.id as string)
+  const [api, ux] = (await sql`select id from labels where workspace_id = ${workspaceId} order by slug`).map((row) => row.id as string)
+  await sql`
+    insert into posts (id, workspace_id, board_id, title, body, status_id, author_end_user_id, author_name, created_at, updated_at)
+    select 'post_' || ${tag} || lpad(g::text, 8, '0'), ${workspaceId}, ${boardId},
+      (array['Export','Import','Dark mode','SSO','Slack','Webhooks','Mobile app','Reports','Search','API access'])[1 + g % 10] || ' ' ||
+      (array['improvements','for teams','in the dashboard','support','to CSV','integration','filters','settings','performance','on Android'])[1 + (g / 10) % 10],
+      'We would like ' || (array['faster','simpler','better','bulk','scheduled','custom','audited','shared','private','offline','localized','themed','nested'])[1 + (g * 7) % 13] ||
+      ' ' || (array['exports','reports','boards','filters','roles','alerts','dashboards','labels','imports','notifications','comments'])[1 + (g * 3) % 11] || ' for our team of ' || (g % 500) || '.',
+      (${statusIds}::text[])[case when g % 10 < 6 then 1 when g % 10 < 8 then 3 when g % 10 < 9 then 4 else 5 end],
+      'eu_bench' || (1 + g % ${users}), null, now() - g * interval '10 minutes', now() - g * interval '10 minutes'
+    from generate_series(1, ${count}::int) g`
+  await sql`insert into post_labels (post_id, label_id) select 'post_' || ${tag} || lpad(g::text, 8, '0'), ${api!} from generate_series(10, ${count}::int, 10) g`
+  await sql`insert into post_labels (post_id, label_id) select 'post_' || ${tag} || lpad(g::text, 8, '0'), ${ux!} from generate_series(4, ${count}::int, 4) g`
+  // Voter e's k-th vote goes to post floor(count·((k + u)/perUser)²) + 1: distinct per voter (count ≥ perUser²), skewed to the first posts.
+  await sql`
+    insert into votes (id, workspace_id, post_id, end_user_id, created_at)
+    select 'vote_' || ${tag} || e || '_' || k, ${workspaceId},
+      'post_' || ${tag} || lpad((1 + floor(${count}::int * ((k + (e * 0.6180339887) % 1) / ${perUser}::int) ^ 2))::int::text, 8, '0'), 'eu_bench' || e, now()
+    from generate_series(1, ${users}::int) e, generate_series(0, ${perUser}::int - 1) k`
+  await sql`update posts p set vote_count = v.n from (select post_id, count(*)::int as n from votes where post_id like ${`post_${tag}%`} group by post_id) v where p.id = v.post_id`
+}
+
+async function seed() {
+  const database = openDatabase(databaseUrl, '')
+  await database.migrate()
+  const db = database.db
+  const user = await findOrCreateUser(db, 'bench@example.com')
+  const workspace = await createWorkspace(db, user.id, { name: 'Bench', slug: 'bench' })
+  const ids = { small: newId('board'), big: newId('board'), inbox: newId('board') }
+  await db.insert(boards).values([
+    { id: ids.small, workspaceId: workspace.id, slug: 'ideas', name: 'Ideas' },
+    { id: ids.big, workspaceId: workspace.id, slug: 'big', name: 'Big' },
+    { id: ids.inbox, workspaceId: workspace.id, slug: 'inbox', name: 'Inbox' },
+  ])
+  await db.insert(labels).values([{ id: newId('label'), workspaceId: workspace.id, slug: 'api', name: 'API' }, { id: newId('label'), workspaceId: workspace.id, slug: 'ux', name: 'UX' }])
+  const { secret } = await createApiKey(db, workspace.id, user.id, { name: 'bench', scopes: ['posts:read', 'posts:write', 'votes:write'] })
+  await database.close()
+
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  await sql`insert into end_users (id, workspace_id, email, name) select 'eu_bench' || g, ${workspace.id}, 'user' || g || '@example.com', 'User ' || g from generate_series(1, 10000) g`
+  await seedBoard(sql, workspace.id, ids.small, 's', 200, 200, 10)
+  const started = performance.now()
+  if (phases.includes('size')) await seedBoard(sql, workspace.id, ids.big, 'b', bigPosts, bigPosts / 10, votesPerUser)
+  const seeded = (performance.now() - started) / 1000
+  await sql`vacuum analyze`
+  const [counts] = await sql`select (select count(*) from posts where board_id = ${ids.big})::int as posts, (select count(*) from votes where workspace_id = ${workspace.id})::int as votes`
+  const smallPostIds = (await sql`select id from posts where board_id = ${ids.small} order by id`).map((row) => row.id as string)
+  await sql.end()
+  return { key: secret, smallPostIds, seeded, counts: counts as { posts: number; votes: number } }
+}
+
+async function waitFor(port: number) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/api/v1/health`)
+      return
+    } catch {
+      await Bun.sleep(100)
+    }
+  }
+  throw new Error(`nothing listening on ${port}`)
+}
+
+interface Load { method?: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; rotate?: { prefix: string; ids: string[]; suffix: string }; emails?: number }
+
+/** A wrk Lua script: POST bodies, and for vote toggles a rotating post and voter so no single row is hot. */
+function script(load: Load) {
+  const lines = [`wrk.method = "${load.method ?? 'GET'}"`, 'wrk.headers["Content-Type"] = "application/json"', 'local n = 0']
+  if (load.rotate) lines.push(`local ids = {${load.rotate.ids.map((id) => `"${id}"`).join(',')}}`)
+  lines.push('request = function()', '  n = n + 1')
+  const path = load.rotate ? `"${load.rotate.prefix}" .. ids[(n % #ids) + 1] .. "${load.rotate.suffix}"` : `"${load.path}"`
+  const body = load.emails ? `'{"email":"voter' .. (n % ${load.emails}) .. '@example.com"}'` : load.body ? `'${load.body}'` : 'nil'
+  lines.push(`  return wrk.format(nil, ${path}, nil, ${body})`, 'end')
+  return lines.join('\n')
+}
+
+const toMs = (value: string | undefined) => {
+  const match = /([\d.]+)(us|ms|s)/.exec(value ?? '')
+  if (!match) return NaN
+  return Number(match[1]) * (match[2] === 'us' ? 0.001 : match[2] === 's' ? 1000 : 1)
+}
+
+function wrk(port: number, load: Load, duration = seconds) {
+  const file = `/tmp/bench-posts-${process.pid}.lua`
+  require('node:fs').writeFileSync(file, script(load))
+  const headers = Object.entries(load.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`])
+  const run = Bun.spawnSync(['taskset', '-c', '1', 'wrk', '-t1', `-c${connections}`, `-d${duration}s`, '--latency', '-s', file, ...headers, `http://127.0.0.1:${port}${load.path}`])
+  const out = run.stdout.toString()
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1])
+  const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0)
+  if (!rps) throw new Error(`wrk failed:\n${out}${run.stderr.toString()}`)
+  return { rps, p50: toMs(/50%\s+([\d.]+\w+)/.exec(out)?.[1]), p99: toMs(/99%\s+([\d.]+\w+)/.exec(out)?.[1]), errors }
+}
+
+type Result = ReturnType<typeof wrk>
+
+/**
+ * Each server starts on an empty dispatch queue: the raw baseline writes outbox rows that nobody
+ * dispatches, and Chorus's worker would otherwise spend the next run delivering the raw run's backlog.
+ */
+async function clearDispatchQueue() {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  await sql`delete from event_dispatch`
+  await sql.end()
+}
+
+async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number) => T | Promise<T>) {
+  await clearDispatchQueue()
+  const port = PORTS[kind]
+  const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : ['bun', 'server/index.ts']
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000' }
+  const child = Bun.spawn(['taskset', '-c', '0', ...command], { env, stdout: 'ignore', stderr: 'inherit' })
+  try {
+    await waitFor(port)
+    return await run(port)
+  } finally {
+    child.kill()
+    await child.exited
+  }
+}
+
+const fmt = (r: Result) => `${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms`
+const load = () => require('node:fs').readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')
+
+try {
+  const { key, smallPostIds, seeded, counts } = await seed()
+  console.log(`seeded: big board ${counts.posts} posts, ${counts.votes} votes in the workspace, in ${seeded.toFixed(1)} s`)
+  if (process.env.BENCH_SEED_ONLY) {
+    console.log(`seeded ${databaseUrl}; key ${key}`)
+    process.exit(0)
+  }
+  const auth = { authorization: `Bearer ${key}` }
+
+  const setup = `wrk -t1 -c${connections} -d${seconds}s (after a 3 s warm-up) on core 1, the server alone on core 0 (taskset), local PostgreSQL 15 on the same two cores, API-key auth.`
+  const shared = (start: string) => `Load average ${start} at the start and ${load()} at the end: six other engineers share this 2-core machine (type-checks, browsers, test suites), so figures swing by ±50 % between runs; ratios compare runs made one right after the other.`
+
+  if (phases.includes('compare')) {
+    const loadAtStart = load()
+    // The same requests through both servers, one route at a time (raw first, then Chorus).
+    const etag = await withServer('chorus', async (port) => (await fetch(`http://127.0.0.1:${port}/api/v1/public/bench/boards/ideas/posts?sort=top`)).headers.get('etag')!)
+    const routes: { name: string; raw: Load; chorus: Load; write?: boolean }[] = [
+      { name: 'GET /boards/ideas/posts?per_page=20&sort=top', raw: { path: '/boards/ideas/posts?per_page=20&sort=top', headers: auth }, chorus: { path: '/api/v1/boards/ideas/posts?per_page=20&sort=top', headers: auth } },
+      { name: 'GET /posts/{id}', raw: { path: `/posts/${smallPostIds[0]}`, headers: auth }, chorus: { path: `/api/v1/posts/${smallPostIds[0]}`, headers: auth } },
+      { name: 'GET /public/bench/boards/ideas/posts?sort=top, If-None-Match (304)', raw: { path: '/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } }, chorus: { path: '/api/v1/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } } },
+      { name: 'POST /boards/inbox/posts (with its outbox row)', write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' } },
+      { name: 'POST /posts/{id}/votes (toggle, 200 posts × 500 voters)', write: true, raw: { method: 'POST', path: '/posts/x/votes', headers: auth, rotate: { prefix: '/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 }, chorus: { method: 'POST', path: '/api/v1/posts/x/votes', headers: auth, rotate: { prefix: '/api/v1/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 } },
+    ]
+    const rows: string[] = []
+    for (const route of routes) {
+      const raw = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
+      const chorus = await withServer('chorus', (port) => (wrk(port, route.chorus, 3), wrk(port, route.chorus)))
+      const ratio = chorus.rps / raw.rps
+      const target = route.write ? 0.7 : 0.9
+      console.log(`${route.name}: raw ${fmt(raw)} | Chorus ${fmt(chorus)} | ${ratio.toFixed(2)}× (goal ≥ ${target}×)${raw.errors + chorus.errors ? ` errors ${raw.errors}/${chorus.errors}` : ''}`)
+      rows.push(`| ${route.name} | ${fmt(raw)} | ${fmt(chorus)} | **${ratio.toFixed(2)}×** (≥ ${target}×)${raw.errors + chorus.errors ? `; timeouts or errors raw ${raw.errors}, Chorus ${chorus.errors}` : ''} |`)
+    }
+    await writeSection('Posts: Chorus against the raw baseline', [
+      `${setup} ${shared(loadAtStart)}`,
+      '',
+      'The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board `ideas`: 200 posts, 2,000 votes; creates go to board `inbox`; vote toggles rotate over the 200 posts and 500 voters. The dispatch queue is emptied before each server starts.',
+      '',
+      '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
+
+  if (phases.includes('size')) {
+    const loadAtStart = load()
+    const variants = [
+      ['sort=top', 'sort=top'], ['sort=new', 'sort=new'], ['sort=trending', 'sort=trending'],
+      ['sort=new&page=10 (last page at 200)', 'sort=new&page=10'], ['sort=new&page=50', 'sort=new&page=50'],
+      ['q=exports (relevance)', 'q=exports'], ['q=exports&sort=top', 'q=exports&sort=top'], ['q=android', 'q=android'],
+      ['status=planned', 'status=planned'], ['status=complete&sort=top', 'status=complete&sort=top'], ['label=api', 'label=api'], ['label=ux&sort=trending', 'label=ux&sort=trending'],
+    ] as const
+    const rows: string[] = []
+    await withServer('chorus', (port) => {
+      for (const [label, query] of variants) {
+        const small = query.includes('page=50') ? undefined : (wrk(port, { path: `/api/v1/boards/ideas/posts?per_page=20&${query}`, headers: auth }, 2), wrk(port, { path: `/api/v1/boards/ideas/posts?per_page=20&${query}`, headers: auth }))
+        wrk(port, { path: `/api/v1/boards/big/posts?per_page=20&${query}`, headers: auth }, 2)
+        const big = wrk(port, { path: `/api/v1/boards/big/posts?per_page=20&${query}`, headers: auth })
+        const ratio = small ? big.p99 / small.p99 : NaN
+        console.log(`${label}: 200 posts ${small ? fmt(small) : '-'} | ${counts.posts} posts ${fmt(big)} | p99 ${small ? ratio.toFixed(2) + '×' : '-'}`)
+        rows.push(`| ${label} | ${small ? fmt(small) : '–'} | ${fmt(big)} | ${small ? `${ratio.toFixed(2)}×` : '–'} |`)
+      }
+    })
+    await writeSection('Posts: the list at 100,000 posts', [
+      `${setup} ${shared(loadAtStart)}`,
+      '',
+      `Chorus only, per_page=20: the same request on board \`ideas\` (200 posts) and on board \`big\` (${counts.posts.toLocaleString('en')} posts; ${counts.votes.toLocaleString('en')} votes in the workspace; seeded by the benchmark with generate_series in ${seeded.toFixed(0)} s, then VACUUM ANALYZE). Goal: p99 within 2× of the 200-post figure. Titles come from a 10×10 vocabulary (\`exports\` is in ~9 % of bodies, \`android\` in 10 % of titles), statuses 60/20/10/10 %, label \`api\` on 10 % and \`ux\` on 25 % of posts.`,
+      '',
+      '| query | 200 posts req/s | p50 | p99 | 100,000 posts req/s | p50 | p99 | p99 ratio |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
+} finally {
+  if (!process.env.BENCH_KEEP) await server.unsafe(`drop database if exists ${name} with (force)`)
+  await server.end()
+}

@@ -1,0 +1,60 @@
+// Fan-out of queued outbox events to every subscriber, in one transaction per batch: the queue rows
+// are taken FOR UPDATE SKIP LOCKED and deleted in the same transaction, so any number of dispatchers
+// (processes, the webhook worker thread) run side by side and each event is fanned out once.
+//
+// Where it runs: every server process runs the dispatcher loop below in its main thread
+// (startEventDispatcher, from server/index.ts). The webhook delivery loop also dispatches at the
+// start of each round, so a new event reaches its webhook deliveries without waiting a poll; on
+// Postgres that loop runs in the worker thread. Notifications therefore never wait on the worker:
+// if it is down, the main thread still fans out (webhook deliveries then wait for the worker).
+import { inArray, sql } from 'drizzle-orm'
+import { rowsOf, type Db } from '../db/client.ts'
+import { eventDispatch, events } from '../db/schema/index.ts'
+import type { Logger } from '../lib/log.ts'
+import type { EventSubscriber } from './subscriber.ts'
+import { SUBSCRIBERS } from './subscribers.ts'
+
+/** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
+export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
+  return db.transaction(async (tx) => {
+    const queued = rowsOf<{ event_id: string }>(await tx.execute(sql`select event_id from event_dispatch order by event_id limit ${limit} for update skip locked`))
+    if (!queued.length) return 0
+    const ids = queued.map((row) => row.event_id)
+    const rows = await tx.select().from(events).where(inArray(events.id, ids))
+    for (const subscriber of subscribers) await subscriber.fanOut(tx, rows)
+    await tx.delete(eventDispatch).where(inArray(eventDispatch.eventId, ids))
+    return ids.length
+  })
+}
+
+export interface EventDispatcher {
+  stop(): Promise<void>
+}
+
+/** Dispatches in a loop until stopped: at once while there is work, else every `pollMs`. */
+export function startEventDispatcher(options: { db: Db; log: Logger; pollMs?: number }): EventDispatcher {
+  let stopped = false
+  let wake: (() => void) | undefined
+  const running = (async () => {
+    while (!stopped) {
+      let dispatched = 0
+      try {
+        dispatched = await dispatchEvents(options.db)
+      } catch (error) {
+        if (stopped) break
+        options.log.error('event dispatcher', { error: String(error) })
+      }
+      if (!dispatched && !stopped) await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollMs ?? 250)
+        wake = () => (clearTimeout(timer), resolve())
+      })
+    }
+  })()
+  return {
+    async stop() {
+      stopped = true
+      wake?.()
+      await running
+    },
+  }
+}

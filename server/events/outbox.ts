@@ -1,0 +1,24 @@
+// The outbox: every change writes its event here in its own transaction; a trigger queues it in
+// `event_dispatch`, and the dispatcher (dispatch.ts) hands it to every subscriber (subscribers.ts).
+import type { Db, Tx } from '../db/client.ts'
+import { events } from '../db/schema/index.ts'
+import { newId } from '../lib/ids.ts'
+
+export const EVENT_TYPES = [
+  'post.created', 'post.updated', 'post.deleted', 'post.merged', 'status.changed',
+  'comment.created', 'comment.deleted', 'vote.created', 'vote.deleted', 'changelog.published',
+] as const
+export type EventType = (typeof EVENT_TYPES)[number]
+
+/** An outbox row as subscribers receive it. */
+export type OutboxEvent = typeof events.$inferSelect
+
+/**
+ * Writes an event to the outbox. Call it with the transaction of the change it describes, so a
+ * rolled-back change leaves no event and a committed one always has its event (at-least-once delivery).
+ */
+export async function recordEvent(tx: Db | Tx, workspaceId: string, type: EventType, data: Record<string, unknown>) {
+  const id = newId('event')
+  await tx.insert(events).values({ id, workspaceId, type, data })
+  return id
+}

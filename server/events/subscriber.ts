@@ -1,0 +1,13 @@
+import type { Tx } from '../db/client.ts'
+import type { OutboxEvent } from './outbox.ts'
+
+/**
+ * A consumer of outbox events (webhooks, notifications, chat, ...). `fanOut` runs inside the
+ * dispatcher's transaction, with the batch's events, and should only write its own durable work
+ * rows (deliveries, notification rows): slow I/O happens later, from those rows. If it throws, the
+ * whole batch rolls back and is dispatched again, so it must be idempotent (insert ... on conflict do nothing).
+ */
+export interface EventSubscriber {
+  name: string
+  fanOut(tx: Tx, events: OutboxEvent[]): Promise<void>
+}

@@ -1,0 +1,8 @@
+// The one list of outbox subscribers. The main thread's dispatcher and the Postgres webhook worker
+// both dispatch through dispatch.ts, which reads this list: add a subscriber here and nowhere else.
+import { chatSubscriber } from '../modules/integrations/delivery.ts'
+import { notificationSubscriber } from '../modules/notifications/fanout.ts'
+import { webhookSubscriber } from '../modules/webhooks/subscriber.ts'
+import type { EventSubscriber } from './subscriber.ts'
+
+export const SUBSCRIBERS: readonly EventSubscriber[] = [webhookSubscriber, notificationSubscriber, chatSubscriber]

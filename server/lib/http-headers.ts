@@ -1,0 +1,51 @@
+import type { Config } from '../config.ts'
+
+/**
+ * Headers every response carries: no MIME sniffing; HSTS when the public URL is https; and
+ * `Cache-Control: no-store` when the request carries credentials, so no shared cache keeps a
+ * caller's data (routes that are public set their own caching).
+ */
+export function securityHeaders(config: Pick<Config, 'baseUrl'>, request: Request): Record<string, string> {
+  const headers: Record<string, string> = { 'x-content-type-options': 'nosniff' }
+  if (config.baseUrl.startsWith('https:')) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains'
+  if (request.headers.has('authorization') || request.headers.has('x-api-key') || /(?:^|;\s*)(access_token|refresh_token)=/.test(request.headers.get('cookie') ?? '')) {
+    headers['cache-control'] = 'no-store'
+  }
+  return headers
+}
+
+export interface HtmlPolicy {
+  /** Script origins beyond none (inline scripts are never allowed). */
+  scripts?: string[]
+  /** Style origins; `'unsafe-inline'` where a page's library injects style attributes. */
+  styles?: string[]
+  /** Where the page may fetch from besides its own origin. */
+  connect?: string[]
+  /** Image and font origins besides its own origin and data: URLs. */
+  media?: string[]
+}
+
+/**
+ * The one way to answer with an HTML page: a strict Content-Security-Policy (nothing but what the
+ * page names, no framing, no <base>, forms only to us), frame-ancestors and X-Frame-Options.
+ */
+export function htmlResponse(html: string, policy: HtmlPolicy = {}, init: ResponseInit = {}): Response {
+  const csp = [
+    "default-src 'none'",
+    `script-src ${policy.scripts?.join(' ') || "'none'"}`,
+    `style-src ${['\'self\'', ...(policy.styles ?? [])].join(' ')}`,
+    `connect-src ${['\'self\'', ...(policy.connect ?? [])].join(' ')}`,
+    `img-src ${['\'self\'', 'data:', ...(policy.media ?? [])].join(' ')}`,
+    `font-src ${['\'self\'', 'data:', ...(policy.media ?? [])].join(' ')}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+  ].join('; ')
+  const headers = new Headers(init.headers)
+  headers.set('content-type', 'text/html; charset=utf-8')
+  headers.set('content-security-policy', csp)
+  headers.set('x-frame-options', 'DENY')
+  headers.set('referrer-policy', 'no-referrer')
+  headers.set('x-content-type-options', 'nosniff')
+  return new Response(html, { ...init, headers })
+}

@@ -1,0 +1,92 @@
+// The `webhooks` section of the OpenAPI document: one entry per event kind the server raises, each
+// with the body a delivery carries. The kinds come from the outbox's list, so a new kind appears here
+// (and in the SDK's event union) as soon as it is raised; a kind without a data schema below is
+// documented with an open `data` object until it gets one.
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import { Elysia, t, type TSchema } from 'elysia'
+import { EVENT_TYPES, type EventType } from '../../events/outbox.ts'
+import { Integer, Timestamp } from '../../lib/schema.ts'
+import { ChangelogResponse, changelogExample } from '../changelog/model.ts'
+import { CommentResponse, commentExample } from '../comments/model.ts'
+import { PostResponse, postExample } from '../posts/model.ts'
+
+const postId = postExample.id
+const VoteData = t.Object({
+  vote: t.Object({
+    id: t.String(),
+    post_id: t.String(),
+    voter: t.Object({ type: t.Union([t.Literal('member'), t.Literal('end_user')]), id: t.String() }),
+  }, { $id: 'VoteEventVote' }),
+  votes: Integer({ description: "The post's vote count after the change" }),
+})
+const voteData = { vote: { id: 'vote_0mi9x2k3aq1b2c3d4e5f6g7h8', post_id: postId, voter: { type: 'end_user', id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8' } }, votes: 13 }
+const CommentData = t.Object({ comment: CommentResponse, post_id: t.String() })
+
+/** What each kind carries in `data`, with an example, and when it is raised. */
+const EVENTS: Partial<Record<EventType, { when: string; data: TSchema; example: unknown }>> = {
+  'post.created': { when: 'A post was created, by a member, an API key or an end user.', data: t.Object({ post: PostResponse }), example: { post: postExample } },
+  'post.updated': {
+    when: 'A post was edited (title, body, status, board, labels or owner); `previous` is the post before the change.',
+    data: t.Object({ post: PostResponse, previous: PostResponse }),
+    example: { post: { ...postExample, title: 'Dark mode everywhere' }, previous: postExample },
+  },
+  'post.deleted': { when: 'A post was deleted; `post` is its last state.', data: t.Object({ post: PostResponse }), example: { post: postExample } },
+  'post.merged': {
+    when: '`post` was merged into `into`, which received its votes and comments.',
+    data: t.Object({ post: PostResponse, into: PostResponse }),
+    example: { post: { ...postExample, merged_into: 'post_0mi9x2k3aq1b2c3d4e5f6g7h9', votes: 0, comment_count: 0 }, into: { ...postExample, id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h9' } },
+  },
+  'status.changed': {
+    when: "A post's status changed (raised beside `post.updated`).",
+    data: t.Object({ post: PostResponse, from_status: t.String({ description: 'Status name before' }), to_status: t.String({ description: 'Status name after' }) }),
+    example: { post: postExample, from_status: 'Open', to_status: 'Planned' },
+  },
+  'comment.created': { when: 'A comment or internal note was added to a post.', data: CommentData, example: { comment: commentExample, post_id: postId } },
+  'comment.deleted': { when: 'A comment was deleted; `comment` is its last state.', data: CommentData, example: { comment: commentExample, post_id: postId } },
+  'vote.created': { when: 'A vote was cast on a post.', data: VoteData, example: voteData },
+  'vote.deleted': { when: 'A vote was taken back.', data: VoteData, example: { ...voteData, votes: 12 } },
+  'changelog.published': {
+    when: 'A changelog entry was published; its linked posts were moved to the first `complete` status (each raising `status.changed`) in the same transaction.',
+    data: t.Object({ entry: ChangelogResponse }),
+    example: { entry: changelogExample },
+  },
+}
+
+/** `post.created` → `PostCreatedEvent`. */
+export const eventSchemaName = (type: string) => `${type.split(/[._-]/).map((word) => word[0]!.toUpperCase() + word.slice(1)).join('')}Event`
+
+function eventSchema(type: EventType) {
+  const known = EVENTS[type]
+  const data = known?.data ?? t.Record(t.String(), t.Unknown(), { description: 'The affected resource' })
+  const example = { id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8', type, timestamp: '2026-11-22T09:30:00.000Z', workspace_id: 'ws_0mi9x2k3aq1b2c3d4e5f6g7h8', data: known?.example ?? {} }
+  return t.Object({
+    id: t.String({ description: 'The event id; the same on every attempt, and sent as `webhook-id`' }),
+    type: t.Literal(type),
+    timestamp: Timestamp,
+    workspace_id: t.String(),
+    data,
+  }, { $id: eventSchemaName(type), examples: [example] })
+}
+
+const DELIVERY = 'Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.'
+
+/**
+ * The `webhooks` map of the document: an operation per event kind, its body the delivered event. The
+ * bodies go through the same generator as the routes' (as bodies of throwaway routes), so a schema
+ * shared with a route, such as `Post`, comes out identical and is named once.
+ */
+export function webhookOperations() {
+  const app = new Elysia()
+  EVENT_TYPES.forEach((type, index) => app.post(`/event${index}`, () => null, { body: eventSchema(type) }))
+  const generated = toOpenAPISchema(app, {}, undefined, undefined, '3.1.0').paths as Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }>
+  return Object.fromEntries(EVENT_TYPES.map((type, index) => [type, {
+    post: {
+      operationId: `webhook_${type.replace(/\W/g, '_')}`,
+      tags: ['Webhook events'],
+      summary: `${type} delivery`,
+      description: `${EVENTS[type]?.when ?? `The \`${type}\` event.`} ${DELIVERY}`,
+      requestBody: { required: true, content: { 'application/json': { schema: generated[`/event${index}`]!.post.requestBody.content['application/json']!.schema } } },
+      responses: { '2XX': { description: 'Received; any 2xx counts' } },
+    },
+  }]))
+}

@@ -1,0 +1,32 @@
+import type { Db } from '../../db/client.ts'
+import { notFound } from '../../errors.ts'
+import type { EndUserContext } from '../../plugins/auth.ts'
+import * as comments from '../comments/service.ts'
+import { findBoard } from '../feedback/lookups.ts'
+import { getPost } from '../posts/queries.ts'
+import * as posts from '../posts/service.ts'
+import * as votes from '../votes/service.ts'
+
+// The end-user writes behind the widget's JSON routes and the portal's forms: the feedback services
+// with the writer the `endUser` path resolved, behind the public visibility rules.
+
+/** A new post on a public board, answered as the public sees it; a private board is 404. */
+export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string }) {
+  const board = await findBoard(db, writer.workspace.id, boardSlug)
+  // A private board does not exist for the public.
+  if (board.isPrivate) throw notFound('Board')
+  const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body })
+  return getPost(db, writer.workspace.id, created.id, { publicView: true })
+}
+
+/** Toggles the writer's vote on a public post: `{voted, votes}`. */
+export async function voteAsEndUser(db: Db, writer: EndUserContext, postId: string) {
+  await getPost(db, writer.workspace.id, postId, { publicView: true })
+  return votes.toggleVote(db, writer.workspace.id, writer.caller, postId, {})
+}
+
+/** A public (never internal) comment on a public post. */
+export async function commentAsEndUser(db: Db, writer: EndUserContext, postId: string, input: { body: string; parent_id?: string }) {
+  await getPost(db, writer.workspace.id, postId, { publicView: true })
+  return comments.createComment(db, writer.workspace.id, writer.caller, postId, { body: input.body, parent_id: input.parent_id, internal: false }, true)
+}

@@ -1,0 +1,185 @@
+// Chat delivery, as one more kind of job in the webhook delivery machinery: the dispatcher fans each
+// outbox event out to the matching channel mappings (in its transaction), the delivery loop leases due
+// jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.ts'
+import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
+import { newId } from '../../lib/ids.ts'
+import type { Sealer } from '../../lib/secrets.ts'
+import type { Logger } from '../../lib/log.ts'
+import { getPost } from '../posts/queries.ts'
+import { leaseDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
+import type { DeliveryQueue } from '../webhooks/loop.ts'
+import type { Config } from '../../config.ts'
+import type { OutboxEvent } from '../../events/outbox.ts'
+import type { EventSubscriber } from '../../events/subscriber.ts'
+import type { Outbound } from '../../lib/outbound.ts'
+import { postChatMessage } from './chat-api.ts'
+import { chatMessage, type MessagePost } from './message.ts'
+import { ProviderError } from './provider-http.ts'
+import { accessToken, isRevoked, markRevoked, type Integration, type IntegrationDeps } from './service.ts'
+import { publicPostUrl } from './tracker.ts'
+
+type Data = Record<string, any>
+
+const CHAT_JOBS: JobTable = { table: 'chat_deliveries', keys: ['mapping_id', 'event_id'], returning: ['attempts'] }
+
+/** The board an event belongs to: on the post it carries, else on the post it names. */
+const boardOfEvent = (data: Data, boardsByPost: Map<string, string>) =>
+  (data.post?.board_id as string | undefined) ?? boardsByPost.get(String(data.post_id ?? ''))
+
+/** One job per matching mapping of an active chat connection, in the dispatcher's transaction. */
+export async function queueChatDeliveries(tx: Db | Tx, rows: OutboxEvent[]) {
+  const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
+  if (!workspaceIds.length) return
+  const mappings = await tx.select({ id: chatChannelMappings.id, workspaceId: chatChannelMappings.workspaceId, boardId: chatChannelMappings.boardId, events: chatChannelMappings.events })
+    .from(chatChannelMappings)
+    .innerJoin(integrations, and(eq(integrations.id, chatChannelMappings.integrationId), eq(integrations.status, 'active')))
+    .where(inArray(chatChannelMappings.workspaceId, workspaceIds))
+  if (!mappings.length) return
+  const postIds = [...new Set(rows.map((row) => (row.data as Data).post?.board_id ? undefined : (row.data as Data).post_id).filter((id): id is string => typeof id === 'string'))]
+  const boardsByPost = new Map(postIds.length
+    ? (await tx.select({ id: posts.id, boardId: posts.boardId }).from(posts).where(inArray(posts.id, postIds))).map((row) => [row.id, row.boardId])
+    : [])
+  const jobs = rows.flatMap((event) => mappings
+    .filter((mapping) => mapping.workspaceId === event.workspaceId && mapping.events.includes(event.type)
+      && (mapping.boardId === null || mapping.boardId === boardOfEvent(event.data as Data, boardsByPost)))
+    .map((mapping) => ({ mappingId: mapping.id, eventId: event.id })))
+  if (jobs.length) await tx.insert(chatDeliveries).values(jobs).onConflictDoNothing()
+}
+
+/** Chat as an outbox subscriber (server/events/subscribers.ts). */
+export const chatSubscriber: EventSubscriber = { name: 'chat', fanOut: queueChatDeliveries }
+
+export interface ChatJob {
+  mappingId: string
+  eventId: string
+  eventType: string
+  attempt: number
+  channelId: string
+  integration: Integration
+  workspaceSlug: string
+  event: OutboxEvent
+}
+
+export async function claimChatDeliveries(db: Db, owner: number, limit: number): Promise<ChatJob[]> {
+  const claimed = await leaseDue<{ mapping_id: string; event_id: string; attempts: number }>(db, CHAT_JOBS, owner, limit)
+  if (!claimed.length) return []
+  const [mappingRows, eventRows] = await Promise.all([
+    db.select({ mapping: chatChannelMappings, integration: integrations, slug: workspaces.slug }).from(chatChannelMappings)
+      .innerJoin(integrations, eq(integrations.id, chatChannelMappings.integrationId))
+      .innerJoin(workspaces, eq(workspaces.id, chatChannelMappings.workspaceId))
+      .where(inArray(chatChannelMappings.id, [...new Set(claimed.map((row) => row.mapping_id))])),
+    db.select().from(events).where(inArray(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+  ])
+  const mappingsById = new Map(mappingRows.map((row) => [row.mapping.id, row]))
+  const eventsById = new Map(eventRows.map((row) => [row.id, row]))
+  // A mapping deleted since the claim took its jobs with it (cascade): nothing to send.
+  return claimed.filter((row) => mappingsById.has(row.mapping_id) && eventsById.has(row.event_id)).map((row) => {
+    const { mapping, integration, slug } = mappingsById.get(row.mapping_id)!
+    const event = eventsById.get(row.event_id)!
+    return { mappingId: row.mapping_id, eventId: row.event_id, eventType: event.type, attempt: row.attempts + 1, channelId: mapping.channelId, integration, workspaceSlug: slug, event }
+  })
+}
+
+export interface ChatAttemptResult {
+  success: boolean
+  error: string | null
+  retryAfterMs: number | null
+  /** The provider refused the token for good: the integration goes to `error`, nothing is retried. */
+  revoked: boolean
+  durationMs: number
+}
+
+/** The post as the event shows it; comment and vote events name it, so it is read as it is now. */
+async function postOf(db: Db, event: OutboxEvent): Promise<MessagePost | null> {
+  const data = event.data as Data
+  if (data.post?.id) return data.post as MessagePost
+  if (typeof data.post_id !== 'string') return null
+  return getPost(db, event.workspaceId, data.post_id).catch(() => null)
+}
+
+export async function sendChatDelivery(deps: IntegrationDeps, baseUrl: string, job: ChatJob): Promise<ChatAttemptResult> {
+  const started = performance.now()
+  const result = (fields: Partial<ChatAttemptResult>): ChatAttemptResult => ({ success: false, error: null, retryAfterMs: null, revoked: false, ...fields, durationMs: Math.round(performance.now() - started) })
+  if (job.integration.status === 'error') return result({ error: `the integration needs to be reconnected: ${job.integration.statusReason ?? 'token refused'}`, revoked: true })
+  try {
+    const token = await accessToken(deps, job.integration)
+    const post = await postOf(deps.db, job.event)
+    const { text, blocks } = chatMessage(job.eventType, job.event.data as Data, post, post ? publicPostUrl(baseUrl, job.workspaceSlug, post.id) : null)
+    await postChatMessage(deps.chat, token, job.channelId, text, blocks)
+    return result({ success: true })
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error
+    return result({ error: error.detail, retryAfterMs: error.retryAfterMs, revoked: isRevoked('chat', error) })
+  }
+}
+
+/** Logs the attempt and moves the job on (done, the next retry, or failed), in one transaction. */
+export async function recordChatAttempt(db: Db, owner: number, job: ChatJob, result: ChatAttemptResult, settings: { retryScale: number; sentBy: string }) {
+  const outcome = result.revoked
+    ? { status: 'failed' as const, nextAttemptAt: null }
+    : outcomeOf({ attempt: job.attempt, manual: false }, { ...result, status: null, body: null }, settings.retryScale)
+  await db.transaction(async (tx) => {
+    const [live] = await tx.select({ id: chatChannelMappings.id }).from(chatChannelMappings).where(eq(chatChannelMappings.id, job.mappingId)).for('share')
+    if (!live) return
+    await tx.insert(chatDeliveryLogs).values({
+      id: newId('deliveryLog'), mappingId: job.mappingId, eventId: job.eventId, eventType: job.eventType, attempt: job.attempt,
+      success: result.success, error: result.error, durationMs: result.durationMs, sentBy: settings.sentBy,
+    })
+    await tx.update(chatDeliveries).set({
+      status: outcome.status, attempts: job.attempt, nextAttemptAt: outcome.nextAttemptAt ?? sql`now()`, leaseOwner: null, leaseUntil: null, updatedAt: sql`now()`,
+    }).where(and(eq(chatDeliveries.mappingId, job.mappingId), eq(chatDeliveries.eventId, job.eventId), eq(chatDeliveries.leaseOwner, owner)))
+    if (result.revoked) {
+      if (job.integration.status !== 'error') await markRevoked(tx as unknown as Db, job.integration.id, `the chat provider refused the token: ${result.error}`)
+      // Everything else waiting on this connection would meet the same refusal.
+      await tx.update(chatDeliveries).set({ status: 'canceled', leaseOwner: null, leaseUntil: null, updatedAt: sql`now()` })
+        .where(and(eq(chatDeliveries.status, 'pending'), inArray(chatDeliveries.mappingId,
+          tx.select({ id: chatChannelMappings.id }).from(chatChannelMappings).where(eq(chatChannelMappings.integrationId, job.integration.id)))))
+    }
+  })
+}
+
+export async function releaseChatClaims(db: Db, owner: number, job?: Pick<ChatJob, 'mappingId' | 'eventId'>) {
+  await db.update(chatDeliveries).set({ leaseOwner: null, leaseUntil: null }).where(and(
+    eq(chatDeliveries.leaseOwner, owner),
+    ...(job ? [eq(chatDeliveries.mappingId, job.mappingId), eq(chatDeliveries.eventId, job.eventId)] : []),
+  ))
+}
+
+/** Plain data (it crosses to the worker thread): the chat provider and the service's public URL. */
+export interface ChatSettings {
+  base: string
+  clientId?: string
+  clientSecret?: string
+  /** The service's public URL, for links to posts. */
+  baseUrl: string
+  /** OPERATOR_URLS_ALLOW_PRIVATE, for the outbound guard a worker thread builds. */
+  operatorAllowPrivate: boolean
+}
+
+export const chatSettingsOf = (config: Config): ChatSettings => ({
+  base: config.chatApiBase, clientId: config.chatClientId, clientSecret: config.chatClientSecret, baseUrl: config.baseUrl, operatorAllowPrivate: config.operatorUrlsAllowPrivate,
+})
+
+/** Chat as a queue of the delivery loop, over `db` and the sealer and outbound guard of the thread it runs in. */
+export function chatQueueFor(db: Db, sealer: Sealer, outbound: Outbound, chat: ChatSettings, loop: { retryScale: number; sentBy: string; log: Logger }) {
+  const { baseUrl, operatorAllowPrivate: _, ...app } = chat
+  // The tracker client is never used by deliveries; chat tokens refresh through the chat client.
+  const deps: IntegrationDeps = { db, sealer, chat: { ...app, outbound }, tracker: { base: '', outbound } }
+  return chatQueue(deps, { baseUrl, ...loop })
+}
+
+/** Chat as a queue of the delivery loop. */
+export function chatQueue(deps: IntegrationDeps, settings: { baseUrl: string; retryScale: number; sentBy: string; log: Logger }): DeliveryQueue<ChatJob, ChatAttemptResult> {
+  return {
+    name: 'chat',
+    claim: (owner, limit) => claimChatDeliveries(deps.db, owner, limit),
+    send: (job) => sendChatDelivery(deps, settings.baseUrl, job),
+    async record(owner, job, result) {
+      if (!result.success) settings.log.warn('chat delivery failed', { mapping_id: job.mappingId, event_id: job.eventId, attempt: job.attempt, error: result.error })
+      await recordChatAttempt(deps.db, owner, job, result, settings)
+    },
+    release: (owner, job) => releaseChatClaims(deps.db, owner, job),
+  }
+}

@@ -1,0 +1,44 @@
+import type { AppContext } from '../../context.ts'
+import { htmlResponse } from '../../lib/http-headers.ts'
+import type { SafeHtml } from '../../lib/html.ts'
+import { sha256Hex } from '../../lib/secrets.ts'
+import { PUBLIC_CACHE_CONTROL } from '../public/cache.ts'
+import { portalPath } from './session.ts'
+
+export type Doc = { body: SafeHtml; style: string }
+export type HeaderMap = Record<string, string>
+
+const sameTag = (candidate: string, etag: string) => candidate.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')
+
+/**
+ * An HTML answer: strict CSP (our stylesheet and script, the page's one inline style by its hash), a weak
+ * ETag with 304 on a match, and caching by who asks: a signed-in visitor's page is theirs alone, anyone
+ * else's is the same for everybody for 30 s.
+ */
+export async function htmlPage(ctx: AppContext, request: Request, doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false) {
+  const body = 'style' in doc ? doc.body.value : doc.value
+  const styles = 'style' in doc ? [`'sha256-${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(doc.style))).toString('base64')}'`] : []
+  const headers: HeaderMap = { vary: 'Cookie', ...extra }
+  const shared = !personal && !/(?:^|;\s*)(access_token|refresh_token)=/.test(request.headers.get('cookie') ?? '')
+  headers['cache-control'] = shared && status === 200 ? PUBLIC_CACHE_CONTROL : 'private, no-store'
+  if (status === 200 && request.method === 'GET') {
+    const etag = (headers.etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`)
+    if (request.headers.get('if-none-match')?.split(',').some((tag) => sameTag(tag, etag))) return new Response(null, { status: 304, headers })
+  }
+  return htmlResponse(body, { scripts: ["'self'"], styles, media: [new URL(ctx.config.baseUrl).origin] }, { status, headers })
+}
+
+/** Post/Redirect/Get: never cached. */
+export const seeOther = (location: string, headers: HeaderMap = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } })
+
+/** The relative portal URL a form came from, else the fallback: redirects never leave this portal. */
+export const portalReturnTo = (slug: string, value: unknown, fallback: string) =>
+  typeof value === 'string' && value.length <= 2048 && (value === portalPath(slug) || value.startsWith(`${portalPath(slug)}/`) || value.startsWith(`${portalPath(slug)}?`)) && !/[\\\s]|\/\//.test(value) ? value : fallback
+
+/** The same address with `done=` saying what just happened (the page shows it as a notice). */
+export function withDone(location: string, done: string) {
+  const [path, query = ''] = location.split('?')
+  const search = new URLSearchParams(query)
+  search.set('done', done)
+  return `${path}?${search}`
+}

@@ -1,0 +1,122 @@
+import { and, eq, gt, isNull, lt, or, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context.ts'
+import { endUsers, visitorConfirmations, type workspaces } from '../../db/schema/index.ts'
+import { ApiError } from '../../errors.ts'
+import { describeError } from '../../db/errors.ts'
+import { newId } from '../../lib/ids.ts'
+import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { randomToken, sha256Hex } from '../../lib/secrets.ts'
+import { endUserByEmail } from '../feedback/actor.ts'
+import { fileUrl } from '../files/model.ts'
+import { senderFor } from '../sending-domain/service.ts'
+import { mintWidgetSession, workspaceBySlug } from '../end-users/service.ts'
+import { toEndUserResponse } from '../end-users/model.ts'
+
+type Workspace = typeof workspaces.$inferSelect
+type EndUser = typeof endUsers.$inferSelect
+
+// Why an anonymous address must be confirmed, and why a confirmed one needs its session: docs/widget.md.
+
+export const LINK_TTL_SECONDS = 7 * 24 * 3600
+export const CLAIM_TTL_SECONDS = 3600
+const RESEND_AFTER = sql`interval '24 hours'`
+
+const confirmLink = (ctx: AppContext, slug: string, token: string) =>
+  `${ctx.config.baseUrl}/api/v1/public/${encodeURIComponent(slug)}/visitors/confirm?token=${token}`
+
+/** Stores a new single-use link for `endUser` (and a claim when `claim`), then mails it. Returns the claim id. */
+async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: EndUser, claim: boolean) {
+  const token = randomToken()
+  const claimId = claim ? randomToken() : null
+  const now = Date.now()
+  await ctx.db.insert(visitorConfirmations).values({
+    id: newId('visitorConfirmation'),
+    workspaceId: workspace.id,
+    endUserId: endUser.id,
+    tokenHash: await sha256Hex(token),
+    claimHash: claimId ? await sha256Hex(claimId) : null,
+    expiresAt: new Date(now + LINK_TTL_SECONDS * 1000),
+    claimExpiresAt: claimId ? new Date(now + CLAIM_TTL_SECONDS * 1000) : null,
+  })
+  const sender = await senderFor(ctx.db, ctx.secrets, workspace.id, workspace.name)
+  const link = confirmLink(ctx, workspace.slug, token)
+  await ctx.mail.send(withWorkspaceLogo({
+    to: endUser.email!,
+    subject: `Confirm your e-mail address for ${workspace.name}`,
+    text: `You (or someone using your address) gave feedback to ${workspace.name}.\n\nConfirm it was you: ${link}\n\nUntil you confirm, your posts and votes are shown as unverified. The link works once and expires in 7 days. If it was not you, ignore this e-mail.\n`,
+    ...(sender ?? {}),
+    workspaceId: workspace.id,
+    headers: { 'Auto-Submitted': 'auto-generated' },
+  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }))
+  return claimId
+}
+
+/**
+ * The identity an anonymous write acts as. A confirmed address without its session is refused: anyone
+ * can type an address, only its owner can click the link.
+ */
+export async function anonymousWriter(ctx: AppContext, workspace: Workspace, email: string) {
+  const endUser = await endUserByEmail(ctx.db, workspace.id, email)
+  if (endUser.verifiedAt) {
+    throw new ApiError('UNAUTHENTICATED', 'This e-mail address is confirmed: send its session token, or confirm by e-mail first (POST /public/{workspace_slug}/visitors sends a one-click link)')
+  }
+  return endUser
+}
+
+/**
+ * After an accepted anonymous write: a session bound to the (unverified) identity for the response
+ * headers, and the confirmation e-mail at most once a day. A mail failure does not undo the write.
+ */
+export async function afterAnonymousWrite(ctx: AppContext, workspace: Workspace, endUser: EndUser) {
+  const [due] = await ctx.db.update(endUsers).set({ confirmationSentAt: sql`now()` })
+    .where(and(eq(endUsers.id, endUser.id), isNull(endUsers.verifiedAt), or(isNull(endUsers.confirmationSentAt), lt(endUsers.confirmationSentAt, sql`now() - ${RESEND_AFTER}`))))
+    .returning({ id: endUsers.id })
+  if (due) {
+    await sendConfirmation(ctx, workspace, endUser, false).catch((error) => ctx.log.warn('visitor confirmation e-mail not sent', { endUserId: endUser.id, error: describeError(error) }))
+  }
+  return mintWidgetSession(ctx, workspace.id, endUser)
+}
+
+/** `POST /visitors`: a claim for the address, answered by polling once its link is clicked. */
+export async function startClaim(ctx: AppContext, slug: string, email: string) {
+  const workspace = await workspaceBySlug(ctx, slug)
+  const endUser = await endUserByEmail(ctx.db, workspace.id, email)
+  const claimId = (await sendConfirmation(ctx, workspace, endUser, true))!
+  return { claim_id: claimId, expires_at: new Date(Date.now() + CLAIM_TTL_SECONDS * 1000).toISOString() }
+}
+
+const claimNotFound = () => new ApiError('NOT_FOUND', 'Claim not found: it is unknown, expired or already used; start again with POST /visitors')
+
+/** `GET /visitors/{claim_id}`: pending until the link is clicked, then one session, once. */
+export async function pollClaim(ctx: AppContext, slug: string, claimId: string) {
+  const workspace = await workspaceBySlug(ctx, slug)
+  const claimHash = await sha256Hex(claimId)
+  const live = and(eq(visitorConfirmations.claimHash, claimHash), eq(visitorConfirmations.workspaceId, workspace.id), gt(visitorConfirmations.claimExpiresAt, sql`now()`), isNull(visitorConfirmations.claimedAt))
+  const [row] = await ctx.db.select({ confirmedAt: visitorConfirmations.confirmedAt }).from(visitorConfirmations).where(live)
+  if (!row) throw claimNotFound()
+  if (!row.confirmedAt) return { status: 'pending' as const }
+  // The update is the single-use check: of two concurrent polls, one gets the session.
+  const [claimed] = await ctx.db.update(visitorConfirmations).set({ claimedAt: sql`now()` }).where(live).returning({ endUserId: visitorConfirmations.endUserId })
+  if (!claimed) throw claimNotFound()
+  const [endUser] = await ctx.db.select().from(endUsers).where(eq(endUsers.id, claimed.endUserId))
+  if (!endUser) throw claimNotFound()
+  const session = await mintWidgetSession(ctx, workspace.id, endUser)
+  return { status: 'confirmed' as const, session_token: session.sessionToken, session_expires_at: session.expiresAt.toISOString(), end_user: toEndUserResponse(endUser) }
+}
+
+/**
+ * The link in the e-mail: marks the identity verified (its posts and votes read as verified from then on,
+ * since `verified` is derived from the identity) and the link used. Null when unknown, expired or used.
+ */
+export async function confirmVisitor(ctx: AppContext, slug: string, token: string) {
+  const workspace = await workspaceBySlug(ctx, slug).catch(() => null)
+  if (!workspace) return null
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.update(visitorConfirmations).set({ confirmedAt: sql`now()` })
+      .where(and(eq(visitorConfirmations.tokenHash, await sha256Hex(token)), eq(visitorConfirmations.workspaceId, workspace.id), isNull(visitorConfirmations.confirmedAt), gt(visitorConfirmations.expiresAt, sql`now()`)))
+      .returning({ endUserId: visitorConfirmations.endUserId })
+    if (!row) return null
+    const [endUser] = await tx.update(endUsers).set({ verifiedAt: sql`coalesce(${endUsers.verifiedAt}, now())`, updatedAt: sql`now()` }).where(eq(endUsers.id, row.endUserId)).returning()
+    return { workspace, endUser: endUser! }
+  })
+}

@@ -1,0 +1,18 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import { webhookDeliveries, webhooks } from '../../db/schema/index.ts'
+import type { EventSubscriber } from '../../events/subscriber.ts'
+
+/** One pending delivery per enabled endpoint of the event's workspace that subscribed to its kind. */
+export const webhookSubscriber: EventSubscriber = {
+  name: 'webhooks',
+  async fanOut(tx, rows) {
+    const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
+    if (!workspaceIds.length) return
+    const endpoints = await tx.select({ id: webhooks.id, workspaceId: webhooks.workspaceId, events: webhooks.events }).from(webhooks)
+      .where(and(inArray(webhooks.workspaceId, workspaceIds), eq(webhooks.enabled, true)))
+    const jobs = rows.flatMap((event) => endpoints
+      .filter((endpoint) => endpoint.workspaceId === event.workspaceId && endpoint.events.includes(event.type))
+      .map((endpoint) => ({ webhookId: endpoint.id, eventId: event.id })))
+    if (jobs.length) await tx.insert(webhookDeliveries).values(jobs).onConflictDoNothing()
+  },
+}

@@ -1,0 +1,157 @@
+// PostgreSQL dropping the server's connections (restart, failover, pg_terminate_backend): the process
+// survives, requests in flight fail with 503, new ones reconnect, every acknowledged write is in the
+// database and the webhook worker resumes. These always run against the PostgreSQL at 127.0.0.1:5432
+// (or TEST_POSTGRES_URL); without one they fail loudly rather than being skipped.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { eq, inArray, sql } from 'drizzle-orm'
+import postgres from 'postgres'
+import { seedDemo } from '../../scripts/seed.ts'
+import { createApp } from '../../server/app.ts'
+import { getConfig } from '../../server/config.ts'
+import type { Database } from '../../server/db/client.ts'
+import { posts } from '../../server/db/schema/index.ts'
+import { BASE, TestClient, TEST_SECRET } from '../helpers/harness.ts'
+import { eventually, startReceiver } from '../helpers/receiver.ts'
+import { freshPostgresDatabase, startServerProcess } from '../helpers/server-process.ts'
+
+const POSTS = '/api/v1/boards/ideas/posts'
+
+let admin: postgres.Sql
+let databaseName: string
+let databaseUrl: string
+let database: Database
+let api: TestClient
+let apiKey: string
+let closeApp: () => void
+let drop: () => Promise<void>
+const children = new Set<ReturnType<typeof Bun.spawn>>()
+
+beforeAll(async () => {
+  const fresh = await freshPostgresDatabase('chorus_c', 'The chaos tests')
+  ;({ admin, name: databaseName, url: databaseUrl, database, drop } = fresh)
+  const seeded = await seedDemo(database.db, BASE)
+  apiKey = seeded.apiKey!
+  const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_KEY: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true' })
+  const { app, ctx } = await createApp({ config, database })
+  closeApp = () => ctx.limiter.close()
+  api = new TestClient((request) => app.handle(request), { authorization: `Bearer ${apiKey}` })
+}, 60_000)
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL')
+  closeApp?.()
+  await drop?.()
+})
+
+/** Terminates every backend of this database that a Chorus process opened; returns how many. */
+async function terminateChorusBackends() {
+  const rows = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = ${databaseName} and application_name like 'chorus%' and pid <> pg_backend_pid()`
+  return rows.filter((row) => row.done).length
+}
+
+describe('happy', () => {
+  test('a transaction whose backend is terminated rejects; the process survives and reconnects', async () => {
+    const failed = await database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_terminate_backend(pg_backend_pid())`)
+    }).then(() => 'committed', (error) => String(error))
+    expect(failed).toContain('CONNECTION_CLOSED')
+    // postgres.js 3.4.9 would write its ROLLBACK to the closed socket a tick later and crash the process.
+    await Bun.sleep(300)
+    expect((await api.get('/api/v1/health')).status).toBe(200)
+  })
+})
+
+describe('errors', () => {
+  test('a request in flight when its backend is terminated is 503 with Retry-After; the next one succeeds', async () => {
+    // Hold a lock so the request's transaction waits, then terminate the backend that waits.
+    const locker = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+    try {
+      const held = await locker.reserve()
+      await held`begin`
+      await held`lock table posts in access exclusive mode`
+      const inFlight = api.post(POSTS, { title: 'Interrupted' })
+      const waiting = await eventually(async () => (await admin`select pid from pg_stat_activity where datname = ${databaseName} and application_name = 'chorus' and wait_event_type = 'Lock'`)[0]?.pid as number | undefined, 5000, 'the request waiting on the lock')
+      await admin`select pg_terminate_backend(${waiting})`
+      const response = await inFlight
+      await held`rollback`
+      held.release()
+      expect(response.status).toBe(503)
+      expect(response.body.code).toBe('SERVICE_UNAVAILABLE')
+      expect(response.headers.get('retry-after')).toBe('1')
+      const next = await eventually(async () => {
+        const res = await api.post(POSTS, { title: 'After the failover' })
+        return res.status === 201 ? res : undefined
+      }, 5000, 'a write after the failover')
+      expect(next.body.title).toBe('After the failover')
+      expect(await database.db.select().from(posts).where(eq(posts.title, 'Interrupted'))).toHaveLength(0)
+    } finally {
+      await locker.end({ timeout: 1 })
+    }
+  })
+})
+
+describe('security', () => {
+  test('chaos: backends terminated again and again during writes; the server survives, every acknowledged write is stored, webhooks resume', async () => {
+    const receiver = await startReceiver()
+    try {
+      const hook = await api.post('/api/v1/workspaces/demo/webhooks', { url: receiver.url('/chaos'), events: ['post.created'] })
+      expect(hook.status).toBe(201)
+      const { child, port, stderr } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001', RATE_LIMIT_PER_KEY: '1000000' }, children)
+      const call = (method: string, path: string, body?: unknown) =>
+        fetch(`http://127.0.0.1:${port}${path}`, { method, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+
+      const acknowledged: string[] = []
+      const unexpected: string[] = []
+      const statuses = new Map<number, number>()
+      let chaos = true
+      let terminated = 0
+      const killer = (async () => {
+        while (chaos) {
+          terminated += await terminateChorusBackends()
+          await Bun.sleep(400)
+        }
+      })()
+      const writer = async (n: number) => {
+        for (let i = 0; chaos; i++) {
+          const res = await call('POST', POSTS, { title: `chaos ${n}-${i}` })
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+          if (res.status === 201) acknowledged.push(((await res.json()) as { id: string }).id)
+          else if (res.status !== 503) unexpected.push(`${res.status} ${await res.text()}`)
+          else await res.arrayBuffer()
+        }
+      }
+      const writers = Array.from({ length: 6 }, (_, n) => writer(n))
+      await Bun.sleep(6000)
+      chaos = false
+      await Promise.all([killer, ...writers])
+
+      console.log(`chaos: ${terminated} backends terminated; responses ${JSON.stringify(Object.fromEntries(statuses))}; ${acknowledged.length} acknowledged`)
+      // Only "created" and "try again": never a 500, never a dropped connection (fetch would have thrown).
+      expect(unexpected).toEqual([])
+      expect(terminated).toBeGreaterThan(5)
+      expect(statuses.get(503) ?? 0).toBeGreaterThan(0)
+      expect(acknowledged.length).toBeGreaterThan(10)
+      expect(child.exitCode).toBeNull()
+
+      // Every acknowledged write is in the database.
+      const stored = await database.db.select({ id: posts.id }).from(posts).where(inArray(posts.id, acknowledged))
+      expect(stored.length).toBe(acknowledged.length)
+
+      // New requests reconnect; the webhook worker resumes and delivers an event made after the chaos.
+      const after = await eventually(async () => {
+        const res = await call('POST', POSTS, { title: 'after the chaos' })
+        return res.status === 201 ? ((await res.json()) as { id: string }) : undefined
+      }, 10_000, 'a write after the chaos')
+      await eventually(() => receiver.to('/chaos').some((hit) => JSON.parse(hit.body).data.post.id === after.id), 40_000, 'the webhook for a post made after the chaos')
+      expect((await call('GET', '/api/v1/health')).status).toBe(200)
+
+      child.kill('SIGTERM')
+      expect(await child.exited).toBe(0)
+      const errors = await stderr
+      expect(errors).not.toContain('TypeError')
+      expect(errors).not.toContain('unhandled error')
+    } finally {
+      receiver.stop()
+    }
+  }, 120_000)
+})

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Glob } from 'bun'
+import { eq, inArray } from 'drizzle-orm'
+import { eventDispatch, events, notificationEvents, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
+import { dispatchEvents } from '../../server/events/dispatch.ts'
+import type { EventSubscriber } from '../../server/events/subscriber.ts'
+import { SUBSCRIBERS } from '../../server/events/subscribers.ts'
+import { newId } from '../../server/lib/ids.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startHarness, type Harness } from '../helpers/harness.ts'
+
+let h: Harness
+let ws: WorkspaceFixture
+let webhookId: string
+beforeAll(async () => {
+  h = await startHarness()
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'in_app' })).status).toBe(201)
+  webhookId = newId('webhook')
+  await h.db.insert(webhooks).values({ id: webhookId, workspaceId: ws.id, url: 'https://hooks.example.com/in', events: ['post.created'], secret: await h.ctx.secrets.seal('whsec_x', `webhook:${webhookId}`) })
+}, 60_000)
+afterAll(() => h.close())
+
+async function newPost(title: string) {
+  const res = await h.client({ authorization: `Bearer ${await ws.key()}` }).post('/api/v1/boards/ideas/posts', { title })
+  expect(res.status).toBe(201)
+  const event = (await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).find((row) => (row.data as any).post.id === res.body.id)
+  expect(event?.type).toBe('post.created')
+  return event!
+}
+
+describe('happy', () => {
+  test('webhooks, notifications and chat are the subscribers, listed once', () => {
+    expect(SUBSCRIBERS.map((subscriber) => subscriber.name)).toEqual(['webhooks', 'notifications', 'chat'])
+  })
+
+  test('one dispatch hands a queued event to every subscriber in one transaction and dequeues it', async () => {
+    const event = await newPost('Dispatched')
+    expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(1)
+    const seen: string[] = []
+    const spy: EventSubscriber = { name: 'spy', fanOut: async (_tx, rows) => void seen.push(...rows.map((row) => row.id)) }
+    expect(await dispatchEvents(h.db, 500, [...SUBSCRIBERS, spy])).toBeGreaterThanOrEqual(1)
+    expect(seen).toContain(event.id)
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toMatchObject([{ webhookId, status: 'pending' }])
+    expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toMatchObject([{ channel: 'in_app', eventType: 'post.created' }])
+    expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(0)
+    expect(await dispatchEvents(h.db)).toBe(0)
+  })
+})
+
+describe('errors', () => {
+  test('a failing subscriber rolls the whole batch back: nothing half-delivered, the event stays queued', async () => {
+    const event = await newPost('Rolled back')
+    const broken: EventSubscriber = { name: 'broken', fanOut: async () => { throw new Error('subscriber down') } }
+    await expect(dispatchEvents(h.db, 500, [...SUBSCRIBERS, broken])).rejects.toThrow('subscriber down')
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toHaveLength(0)
+    expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toHaveLength(0)
+    expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(1)
+    // The next dispatch delivers it once.
+    await dispatchEvents(h.db)
+    expect(await h.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, [event.id]))).toHaveLength(1)
+  })
+})
+
+describe('security', () => {
+  test('no feature module imports another feature to deliver an event; only server/events lists subscribers', async () => {
+    const offenders: string[] = []
+    for await (const file of new Glob('server/modules/{webhooks,notifications}/*.ts').scan('.')) {
+      const source = await Bun.file(file).text()
+      const own = file.split('/')[2]
+      const other = own === 'webhooks' ? 'notifications' : 'webhooks'
+      if (source.includes(`../${other}/`)) offenders.push(file)
+    }
+    expect(offenders).toEqual([])
+  })
+})
