@@ -21,7 +21,7 @@ async function main() {
   })
   app.listen({ port: config.port, hostname: '0.0.0.0' })
   ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver })
-  const dispatcher = startEventDispatcher(ctx)
+  const dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
   const webhooks = await startWebhookRunner(ctx)
   const mailer = startNotificationMailer(ctx)
 

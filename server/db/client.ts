@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { isConnectionError } from './errors.ts'
 import * as schema from './schema/index.ts'
+import { WORK_CHANNEL, type ListenForWork, type WorkTable } from './work.ts'
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
 /** The argument a `db.transaction` callback receives; services accept `Db | Tx` where either works. */
@@ -23,6 +24,8 @@ export interface Database {
   migrate(dataMigrations?: (db: Db) => Promise<void>): Promise<void>
   /** True when a read of a real table answers. */
   ping(): Promise<boolean>
+  /** Calls back when a transaction that added background work commits (server/db/work.ts). */
+  listenForWork: ListenForWork
   /** PGlite only: the data directory as a tarball, to start other instances from. */
   dumpDataDir?(): Promise<Blob>
   close(): Promise<void>
@@ -53,6 +56,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
         await dataMigrations?.(db)
       },
       ping: () => ping(db),
+      listenForWork: async (onWork) => client.listen(WORK_CHANNEL, (table) => onWork(table as WorkTable)),
       dumpDataDir: () => client.dumpDataDir('none'),
       close: () => client.close(),
     }
@@ -74,6 +78,12 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
       }
     },
     ping: () => ping(db),
+    async listenForWork(onWork) {
+      // One dedicated connection per listener, re-established by postgres.js after a drop; whatever
+      // was committed while it was down is announced by the `*` sent on every (re)connect.
+      const { unlisten } = await client.listen(WORK_CHANNEL, (table) => onWork(table as WorkTable), () => onWork('*'))
+      return unlisten
+    },
     close: () => client.end({ timeout: 5 }),
   }
 }

@@ -3,14 +3,16 @@
 // (processes, the webhook worker thread) run side by side and each event is fanned out once.
 //
 // Where it runs: every server process runs the dispatcher loop below in its main thread
-// (startEventDispatcher, from server/index.ts). The webhook delivery loop also dispatches at the
-// start of each round, so a new event reaches its webhook deliveries without waiting a poll; on
+// (startEventDispatcher, from server/index.ts), woken by the NOTIFY each committed event sends
+// (server/db/work.ts). The webhook delivery loop also dispatches at the start of each round, so a
+// new event reaches its webhook deliveries whichever loop wakes first; on
 // Postgres that loop runs in the worker thread. Notifications therefore never wait on the worker:
 // if it is down, the main thread still fans out (webhook deliveries then wait for the worker).
 import { inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Db } from '../db/client.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
 import type { Logger } from '../lib/log.ts'
+import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../db/work.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
 
@@ -31,11 +33,21 @@ export interface EventDispatcher {
   stop(): Promise<void>
 }
 
-/** Dispatches in a loop until stopped: at once while there is work, else every `pollMs`. */
-export function startEventDispatcher(options: { db: Db; log: Logger; pollMs?: number }): EventDispatcher {
+export interface DispatcherOptions {
+  db: Db
+  log: Logger
+  /** Wakes the loop when events commit (`Database.listenForWork`); without it the loop polls every `pollMs`. */
+  listenForWork?: ListenForWork
+  /** The longest idle sleep (default: the backstop of server/db/work.ts). */
+  pollMs?: number
+}
+
+/** Dispatches in a loop until stopped: at once while there is work, else when an event commits. */
+export function startEventDispatcher(options: DispatcherOptions): EventDispatcher {
   let stopped = false
-  let wake: (() => void) | undefined
+  const waking = wakeOnWork(options.listenForWork, ['events'])
   const running = (async () => {
+    const waker = await waking
     while (!stopped) {
       let dispatched = 0
       try {
@@ -44,16 +56,14 @@ export function startEventDispatcher(options: { db: Db; log: Logger; pollMs?: nu
         if (stopped) break
         options.log.error('event dispatcher', { error: String(error) })
       }
-      if (!dispatched && !stopped) await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.pollMs ?? 250)
-        wake = () => (clearTimeout(timer), resolve())
-      })
+      if (!dispatched && !stopped) await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
     }
+    await waker.close()
   })()
   return {
     async stop() {
       stopped = true
-      wake?.()
+      ;(await waking).wake()
       await running
     },
   }

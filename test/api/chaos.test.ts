@@ -90,6 +90,33 @@ describe('errors', () => {
   })
 })
 
+describe('errors: wake-ups', () => {
+  test('a dropped LISTEN connection reconnects, and work committed meanwhile goes out without waiting for the idle backstop', async () => {
+    const receiver = await startReceiver()
+    const hook = await api.post('/api/v1/workspaces/demo/webhooks', { url: receiver.url('/listen'), events: ['post.created'] })
+    expect(hook.status).toBe(201)
+    try {
+      const { child } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' }, children)
+      const listeners = async () => (await admin`select pid from pg_stat_activity where datname = ${databaseName} and application_name = 'chorus' and query ilike 'listen%'`).map((row) => row.pid as number)
+      // The main thread (dispatcher and mailer) and the webhook worker each hold one.
+      const before = await eventually(async () => { const pids = await listeners(); return pids.length >= 2 && pids }, 10_000, 'the server\'s listeners')
+      for (const pid of before) await admin`select pg_terminate_backend(${pid})`
+      const post = await api.post(POSTS, { title: 'While nobody listened' })
+      expect(post.status).toBe(201)
+      // Events queued by the tests above (no loop ran in this process) go out too; ours must be among them.
+      await eventually(() => receiver.to('/listen').some((hit) => JSON.parse(hit.body).data.post.id === post.body.id), 5000, 'the post made while nobody listened')
+      const after = await eventually(async () => { const pids = await listeners(); return pids.length >= 2 && pids }, 10_000, 'the listeners back')
+      expect(after.some((pid) => before.includes(pid))).toBe(false)
+      expect(child.exitCode).toBeNull()
+      child.kill('SIGTERM')
+      expect(await child.exited).toBe(0)
+    } finally {
+      await api.delete(`/api/v1/workspaces/demo/webhooks/${hook.body.id}`)
+      receiver.stop()
+    }
+  }, 60_000)
+})
+
 describe('security', () => {
   test('chaos: backends terminated again and again during writes; the server survives, every acknowledged write is stored, webhooks resume', async () => {
     const receiver = await startReceiver()

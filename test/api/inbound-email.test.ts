@@ -119,7 +119,7 @@ describe('happy', () => {
       expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
       runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
       await runner.ready()
-      mailer = startNotificationMailer(h.ctx, { pollMs: 50 })
+      mailer = startNotificationMailer(h.ctx)
       const created = await api.post('/api/v1/boards/ideas/posts', { title: 'Keyboard shortcuts' })
       expect(created.status).toBe(201)
       const ownerEmail = `owner-${ws.slug}@example.com`

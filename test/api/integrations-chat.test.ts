@@ -30,7 +30,7 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, ws.id, 'bugs')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
-  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, pollMs: 20 })
+  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 60_000)
 afterAll(async () => {
@@ -183,7 +183,7 @@ describe('happy', () => {
     expect(leased.map((job) => job.event.data)).toEqual([expect.objectContaining({ post: expect.objectContaining({ id: post.id }) })])
     const [job] = await h.db.select().from(chatDeliveries).where(eq(chatDeliveries.eventId, leased[0]!.eventId))
     expect(job!.leaseOwner).not.toBeNull()
-    runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, pollMs: 20 })
+    runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
     await runner.ready()
     const messages = await chat.waitForMessages('C0000FEED', sent + 1, 5000)
     expect(messages.at(-1)!.text).toBe('New post: Claimed, then the process crashed')

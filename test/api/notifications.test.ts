@@ -34,8 +34,8 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
-  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, pollMs: 50 })
-  mailer = startNotificationMailer(h.ctx, { pollMs: 50 })
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
+  mailer = startNotificationMailer(h.ctx)
 }, 60_000)
 afterAll(async () => {
   await mailer?.stop()

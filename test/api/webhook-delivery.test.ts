@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
 import { RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
@@ -139,6 +139,8 @@ describe('errors', () => {
       const planned = delivery.nextAttemptAt.getTime() - Date.parse(log.created_at)
       expect(planned / (RETRY_DELAYS_MS[attempt - 1]! * 0.001)).toBeWithin(0.85, 1.15)
       await h.db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(and(eq(webhookDeliveries.webhookId, id), eq(webhookDeliveries.status, 'pending')))
+      // The loop sleeps until the planned time; a change made behind its back is announced as the server's own writes are.
+      await h.db.execute(sql`select pg_notify('chorus_work', 'webhook_deliveries')`)
     }
     const failed = await eventually(async () => { const row = await deliveryOf(id); return row?.status === 'failed' && row })
     expect(failed.attempts).toBe(RETRY_DELAYS_MS.length + 1)

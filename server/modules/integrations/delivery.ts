@@ -8,7 +8,7 @@ import { newId } from '../../lib/ids.ts'
 import type { Sealer } from '../../lib/secrets.ts'
 import type { Logger } from '../../lib/log.ts'
 import { getPost } from '../posts/queries.ts'
-import { leaseDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
+import { leaseDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
 import type { DeliveryQueue } from '../webhooks/loop.ts'
 import type { Config } from '../../config.ts'
 import type { OutboxEvent } from '../../events/outbox.ts'
@@ -181,5 +181,6 @@ export function chatQueue(deps: IntegrationDeps, settings: { baseUrl: string; re
       await recordChatAttempt(deps.db, owner, job, result, settings)
     },
     release: (owner, job) => releaseChatClaims(deps.db, owner, job),
+    msUntilDue: () => msUntilDue(deps.db, CHAT_JOBS),
   }
 }

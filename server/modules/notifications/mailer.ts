@@ -1,5 +1,5 @@
 // Sends pending e-mail notifications through the mail module (ctx.mail), from the main thread, which
-// is where the mailer lives. Claims are leases (`email_lease_until`), so several processes can send
+// is where the mailer lives; woken by the NOTIFY of each new notification or changelog e-mail. Claims are leases (`email_lease_until`), so several processes can send
 // side by side and a crash means a resend, never a loss.
 import { eq, inArray, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
@@ -11,6 +11,7 @@ import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { sendChangelogMail } from '../changelog/mail.ts'
+import { IDLE_BACKSTOP_MS, wakeOnWork } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
@@ -59,30 +60,48 @@ async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[n
   }
 }
 
+/** Milliseconds until a pending e-mail (notification or changelog) may be tried again, or null when none waits. */
+async function msUntilMailDue(ctx: AppContext): Promise<number | null> {
+  const [row] = rowsOf<{ ms: number | null }>(await ctx.db.execute(sql`
+    select (extract(epoch from least(
+      (select min(coalesce(email_lease_until, created_at)) from notification_events where email_status = 'pending'),
+      (select min(coalesce(lease_until, created_at)) from changelog_emails where status = 'pending')) - now()) * 1000)::float8 as ms`))
+  // NULL when nothing waits (GREATEST would turn that into 0, so the clamp is done here).
+  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+}
+
+/**
+ * Sends while there is mail to send, then sleeps until new mail commits (server/db/work.ts) or the
+ * soonest retry falls due; `pollMs` caps that sleep (default: the backstop).
+ */
 export function startNotificationMailer(ctx: AppContext, options: { pollMs?: number } = {}) {
   let stopped = false
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let running: Promise<void> = Promise.resolve()
-  const tick = async () => {
-    try {
-      const batch = await claim(ctx, 20)
-      await Promise.all(batch.map((row) => sendOne(ctx, row)))
-      // Changelog mail rides the same loop: its retries and any mail a crash left pending go from here.
-      const changelog = await sendChangelogMail(ctx)
-      if ((batch.length || changelog) && !stopped) return schedule(0)
-    } catch (error) {
-      if (!stopped) ctx.log.error('notification mailer', { error: describeError(error) })
+  const waking = wakeOnWork(ctx.database.listenForWork, ['notification_events', 'changelog_emails'])
+  const running = (async () => {
+    const waker = await waking
+    while (!stopped) {
+      let sleepMs = options.pollMs ?? IDLE_BACKSTOP_MS
+      try {
+        const batch = await claim(ctx, 20)
+        await Promise.all(batch.map((row) => sendOne(ctx, row)))
+        // Changelog mail rides the same loop: its retries and any mail a crash left pending go from here.
+        const changelog = await sendChangelogMail(ctx)
+        if (batch.length || changelog) continue
+        const due = await msUntilMailDue(ctx)
+        // A floor keeps a row that is due but locked by another sender from spinning this loop.
+        if (due !== null) sleepMs = Math.max(50, Math.min(sleepMs, due))
+      } catch (error) {
+        if (stopped) break
+        ctx.log.error('notification mailer', { error: describeError(error) })
+      }
+      if (!stopped) await waker.sleep(sleepMs)
     }
-    schedule(options.pollMs ?? 250)
-  }
-  const schedule = (ms: number) => {
-    if (!stopped) timer = setTimeout(() => (running = tick()), ms)
-  }
-  schedule(0)
+    await waker.close()
+  })()
   return {
     async stop() {
       stopped = true
-      clearTimeout(timer)
+      ;(await waking).wake()
       await running
     },
   }

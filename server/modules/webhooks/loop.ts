@@ -1,12 +1,15 @@
 // The delivery loop: fan out, claim what is due, send with bounded concurrency, record each outcome.
 // On Postgres it runs inside the worker thread; on PGlite in the main thread (which owns the
 // database), with `send` handing each job to the worker. Either way the state lives in the database.
+// It never polls: it sleeps until committed work is announced (server/db/work.ts), an attempt in
+// flight finishes, or the next retry falls due.
 import type { Db } from '../../db/client.ts'
 import { describeError } from '../../db/errors.ts'
 import type { Logger } from '../../lib/log.ts'
 import type { Sealer } from '../../lib/secrets.ts'
+import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../../db/work.ts'
 import { dispatchEvents } from '../../events/dispatch.ts'
-import { claimDeliveries, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
+import { claimDeliveries, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
 
 /**
@@ -20,6 +23,8 @@ export interface DeliveryQueue<Job = any, Result = any> {
   record(owner: number, job: Job, result: Result): Promise<void>
   /** Gives a claim back untouched (the attempt never completed). */
   release(owner: number, job: Job): Promise<void>
+  /** Milliseconds until its next job falls due, or null when none is pending. */
+  msUntilDue?(): Promise<number | null>
 }
 
 export interface LoopOptions {
@@ -33,6 +38,9 @@ export interface LoopOptions {
   /** `host/pid`, kept on each log row. */
   sentBy: string
   log: Logger
+  /** Wakes the loop when work commits (`Database.listenForWork`); without it the loop polls every `pollMs`. */
+  listenForWork?: ListenForWork
+  /** The longest idle sleep (default: the backstop of server/db/work.ts). */
   pollMs?: number
   maxInFlight?: number
   /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
@@ -47,12 +55,13 @@ export interface DeliveryLoop {
 }
 
 /** While busy, the loop takes this breath between rounds so finished attempts are recorded in batches. */
-const BUSY_PAUSE_MS = 10
+const BUSY_PAUSE_MS = 5
 
 export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const { db, owner, log } = options
-  const pollMs = options.pollMs ?? 100
-  const maxInFlight = options.maxInFlight ?? 64
+  const pollMs = options.pollMs ?? IDLE_BACKSTOP_MS
+  const maxInFlight = options.maxInFlight ?? 256
+  const waking = wakeOnWork(options.listenForWork, ['events', 'webhook_deliveries', 'chat_deliveries'])
   const inFlight = new Set<Promise<void>>()
   let finished: Attempt[] = []
   let stopped = false
@@ -66,6 +75,9 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       // The attempt did not complete (the worker went away): hand the claim back for the next try.
       log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
+    } finally {
+      // Its outcome waits to be recorded, and it frees a slot.
+      ;(await waking).wake()
     }
   }
 
@@ -94,6 +106,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     } catch (error) {
       log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
       await queue.release(owner, job).catch(() => {})
+    } finally {
+      ;(await waking).wake()
     }
   }
 
@@ -102,7 +116,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     inFlight.add(tracked)
   }
 
-  /** One round: record what finished, dispatch new events (so their deliveries go out this round), claim what is due. True when there was work. */
+  /** One round: record what finished, dispatch new events (so their deliveries go out this round), claim what is due. True when it did any of that. */
   async function round(): Promise<boolean> {
     const recorded = finished.length
     await flush()
@@ -117,28 +131,38 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       for (const job of claimed) track(deliverOther(queue, job))
       others += claimed.length
     }
-    return recorded > 0 || dispatched > 0 || jobs.length > 0 || others > 0 || inFlight.size > 0
+    return recorded > 0 || dispatched > 0 || jobs.length > 0 || others > 0
+  }
+
+  /** How long an idle loop may sleep: until the soonest retry (or lapsing lease) of any queue, at most `pollMs`. */
+  async function idleMs(): Promise<number> {
+    const due = await Promise.all([msUntilWebhookDue(db), ...(options.queues ?? []).map((queue) => queue.msUntilDue?.() ?? null)])
+    return Math.max(BUSY_PAUSE_MS, Math.min(pollMs, ...due.filter((ms): ms is number => ms !== null)))
   }
 
   const running = (async () => {
+    const waker = await waking
     while (!stopped) {
       let busy = false
       try {
         busy = await round()
+        if (!stopped && !busy) await waker.sleep(inFlight.size >= maxInFlight ? pollMs : await idleMs())
       } catch (error) {
         if (stopped) break
         log.error('webhook delivery loop', { error: describeError(error) })
         await Bun.sleep(1000)
       }
-      if (!stopped) await Bun.sleep(busy ? BUSY_PAUSE_MS : pollMs)
+      if (!stopped && busy) await Bun.sleep(BUSY_PAUSE_MS)
     }
     await Promise.allSettled(inFlight)
     await flush()
+    await waker.close()
   })()
 
   return {
     async stop() {
       stopped = true
+      ;(await waking).wake()
       await running
     },
   }

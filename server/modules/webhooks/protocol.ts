@@ -15,7 +15,7 @@ export interface WorkerSettings {
   dnsResolver: string | undefined
   logLevel: LogLevel
   sentBy: string
-  pollMs: number
+  pollMs?: number
   /** What the chat queue needs where the loop runs (the worker, on Postgres). */
   chat: ChatSettings
 }

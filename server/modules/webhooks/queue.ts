@@ -64,6 +64,21 @@ export async function leaseDue<Row>(db: Db, jobs: JobTable, owner: number, limit
     returning ${returning}`))
 }
 
+/**
+ * Milliseconds until the next job of `jobs` falls due (0 when one is due now), or null when none is
+ * pending. A leased job counts from its lease's end: its holder is working on it, or it lapses then.
+ */
+export async function msUntilDue(db: Db, jobs: JobTable): Promise<number | null> {
+  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
+    select (extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 as ms
+    from ${sql.raw(jobs.table)} where status = 'pending'`))
+  // NULL when nothing is pending (GREATEST would turn that into 0, so the clamp is done here).
+  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+}
+
+/** Milliseconds until the next webhook delivery falls due, or null (see msUntilDue). */
+export const msUntilWebhookDue = (db: Db) => msUntilDue(db, WEBHOOK_JOBS)
+
 /** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
 export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
   const claimed = await leaseDue<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(db, WEBHOOK_JOBS, owner, limit)

@@ -12,6 +12,7 @@ import type { AttemptResult, DeliveryJob } from './send.ts'
 export interface RunnerOptions {
   /** Needed on Postgres, where the worker opens its own connections; defaults to DATABASE_URL. */
   databaseUrl?: string
+  /** The longest idle sleep of the delivery loop; it is woken by committed work long before (server/db/work.ts). */
   pollMs?: number
 }
 
@@ -37,7 +38,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     dnsResolver: ctx.config.dnsResolver,
     logLevel: ctx.config.logLevel,
     sentBy: `${hostname()}/${process.pid}`,
-    pollMs: options.pollMs ?? 100,
+    pollMs: options.pollMs,
     chat: chatSettingsOf(ctx.config),
   }
 
@@ -118,6 +119,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
       retryScale: base.retryScale,
       sentBy: base.sentBy,
       log: ctx.log,
+      listenForWork: ctx.database.listenForWork,
       pollMs: base.pollMs,
       recordEach: true,
       queues: [chatQueueFor(ctx.db, ctx.secrets, ctx.outbound, base.chat, { retryScale: base.retryScale, sentBy: base.sentBy, log: ctx.log })],

@@ -22,17 +22,18 @@ let sendSettings: SendSettings | undefined
 let loop: DeliveryLoop | undefined
 let database: Database | undefined
 let lock: postgres.Sql | undefined
-let watch: ReturnType<typeof setInterval> | undefined
+let stopping = false
 
 async function startClaiming(settings: WorkerSettings & { databaseUrl: string }) {
   const log = createLogger(settings.logLevel)
-  lock = postgres(settings.databaseUrl, { max: 1, onnotice: () => {}, connection: { application_name: 'chorus-webhooks-lock' } })
+  // The owner lock lives as long as this one connection: no recycling (max_lifetime), and if it closes
+  // for any other reason (a dropped connection) the claims would look abandoned, so the worker ends and
+  // the runner starts a new one with a new owner.
+  lock = postgres(settings.databaseUrl, {
+    max: 1, max_lifetime: null, onnotice: () => {}, connection: { application_name: 'chorus-webhooks-lock' },
+    onclose: () => { if (!stopping) post({ type: 'fatal', error: 'lost the webhook owner lock (database connection closed)' }) },
+  })
   await lock`select pg_advisory_lock(${LOCK_SPACE}, ${settings.owner})`
-  // postgres.js reconnects silently; a new session would not hold the lock, so claims would look abandoned.
-  watch = setInterval(async () => {
-    const held = await lock!`select 1 from pg_locks where locktype = 'advisory' and classid = ${LOCK_SPACE} and objid = ${settings.owner} and objsubid = 2 and pid = pg_backend_pid()`.catch(() => [])
-    if (!held.length) post({ type: 'fatal', error: 'lost the webhook owner lock (database connection dropped)' })
-  }, 5000)
   database = openDatabase(settings.databaseUrl, '')
   const secrets = await sealerFromKey(settings.sealingKey)
   // Provider calls go to operator-configured base URLs, which OPERATOR_URLS_ALLOW_PRIVATE may place on a private network.
@@ -45,13 +46,14 @@ async function startClaiming(settings: WorkerSettings & { databaseUrl: string })
     retryScale: settings.retryScale,
     sentBy: settings.sentBy,
     log,
+    listenForWork: database.listenForWork,
     pollMs: settings.pollMs,
     queues: [chatQueueFor(database.db, secrets, providers, settings.chat, { retryScale: settings.retryScale, sentBy: settings.sentBy, log })],
   })
 }
 
 async function stop() {
-  clearInterval(watch)
+  stopping = true
   await loop?.stop()
   await database?.close()
   await lock?.end({ timeout: 1 })

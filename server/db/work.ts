@@ -1,0 +1,60 @@
+// Wake-ups for the background loops (event dispatch, webhook and chat delivery, e-mail): a trigger on
+// each table that receives work NOTIFYs `chorus_work` at commit with the table's name (migration
+// 0016), and each loop sleeps until a notification for its tables, its own next due time, or a long
+// backstop. An idle server therefore runs no queries; a new event reaches its loop within one
+// round trip instead of a polling interval. PGlite delivers the same notifications in-process.
+
+export const WORK_CHANNEL = 'chorus_work'
+
+/** Tables whose inserts wake loops; `*` means "anything may be due" (sent after a listener reconnects). */
+export type WorkTable = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails' | '*'
+
+/** Subscribes to committed work; resolves to the unsubscribe function. */
+export type ListenForWork = (onWork: (table: WorkTable) => void) => Promise<() => Promise<void>>
+
+/** The longest an idle loop sleeps without a notification: the backstop for a lease that lapses quietly. */
+export const IDLE_BACKSTOP_MS = 30_000
+
+export interface Waker {
+  /** Ends the current sleep, or makes the next one return at once. */
+  wake(): void
+  /** Sleeps up to `ms`, less when woken. */
+  sleep(ms: number): Promise<void>
+}
+
+export function createWaker(): Waker {
+  let pending = false
+  let resolveSleep: (() => void) | undefined
+  return {
+    wake() {
+      if (resolveSleep) resolveSleep()
+      else pending = true
+    },
+    sleep(ms) {
+      if (pending) {
+        pending = false
+        return Promise.resolve()
+      }
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms)
+        function done() {
+          clearTimeout(timer)
+          resolveSleep = undefined
+          pending = false
+          resolve()
+        }
+        resolveSleep = done
+      })
+    },
+  }
+}
+
+/**
+ * A waker that notifications for `tables` wake. Without `listen` (a caller that has none) it only
+ * sleeps, so the loop polls at the interval it asks for.
+ */
+export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly WorkTable[]): Promise<Waker & { close(): Promise<void> }> {
+  const waker = createWaker()
+  const unlisten = listen ? await listen((table) => { if (table === '*' || tables.includes(table)) waker.wake() }) : async () => {}
+  return { ...waker, close: unlisten }
+}

@@ -1,0 +1,125 @@
+// The background loops (event dispatch, webhook delivery, e-mail) sleep until committed work wakes
+// them (server/db/work.ts): an idle server sends no SQL, new work is picked up at once, a retry runs at
+// its time. Every loop here sleeps on a 10-minute backstop, so anything that arrives in time was woken.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { and, eq, sql } from 'drizzle-orm'
+import { emailOutbox, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
+import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
+import { eventually, startReceiver } from '../helpers/receiver.ts'
+
+const BACKSTOP = 10 * 60_000
+
+let h: Harness
+let ws: WorkspaceFixture
+let api: TestClient
+let runner: WebhookRunner
+let dispatcher: EventDispatcher
+let mailer: ReturnType<typeof startNotificationMailer>
+let receiver: Awaited<ReturnType<typeof startReceiver>>
+
+beforeAll(async () => {
+  h = await startHarness({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' })
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  api = h.client({ authorization: `Bearer ${await ws.key()}` })
+  receiver = await startReceiver()
+  expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork, pollMs: BACKSTOP })
+  mailer = startNotificationMailer(h.ctx, { pollMs: BACKSTOP })
+  runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, pollMs: BACKSTOP })
+  await runner.ready()
+}, 60_000)
+afterEach(async () => {
+  await h.db.delete(webhooks).where(eq(webhooks.workspaceId, ws.id))
+  receiver.respondWith(() => new Response('ok'))
+})
+afterAll(async () => {
+  await runner?.stop()
+  await mailer?.stop()
+  await dispatcher?.stop()
+  receiver?.stop()
+  await h.close()
+})
+
+const hook = async (path: string) => {
+  const res = await api.post(`/api/v1/workspaces/${ws.slug}/webhooks`, { url: receiver.url(path), events: ['post.created'] })
+  expect(res.status).toBe(201)
+  return res.body as { id: string }
+}
+const newPost = async (title: string) => {
+  const res = await api.post('/api/v1/boards/ideas/posts', { title })
+  expect(res.status).toBe(201)
+  return res.body as { id: string }
+}
+/** The SQL the loops sharing the app's connection send (all of them on PGlite; on Postgres the delivery loop has its own). */
+const statementsDuring = async (ms: number) => {
+  h.queries.length = 0
+  await Bun.sleep(ms)
+  return [...h.queries]
+}
+
+describe('happy', () => {
+  test('a new post reaches its webhook and its subscriber\'s e-mail within a second, with every loop asleep', async () => {
+    await hook('/wake')
+    await Bun.sleep(200)
+    const started = Date.now()
+    const post = await newPost('Wake the loops')
+    const [hit] = await receiver.waitFor('/wake', 1, 1000)
+    expect(JSON.parse(hit!.body).data.post.id).toBe(post.id)
+    expect(hit!.at - started).toBeLessThan(1000)
+    const mail = await eventually(async () => (await h.db.select().from(emailOutbox)
+      .where(and(eq(emailOutbox.to, `owner-${ws.slug}@example.com`), eq(emailOutbox.subject, `[Workspace ${ws.slug}] New post: Wake the loops`))))[0], 1000, 'the notification e-mail')
+    expect(mail.text).toContain('post.created')
+  })
+
+  test('idle: the loops send no SQL at all', async () => {
+    await Bun.sleep(300)
+    expect(await statementsDuring(1500)).toEqual([])
+  })
+
+  test('a failed attempt is retried at its due time without any new work to announce it', async () => {
+    let calls = 0
+    receiver.respondWith(() => new Response(++calls === 1 ? 'busy' : 'ok', { status: calls === 1 ? 503 : 200 }))
+    await hook('/retry')
+    await newPost('Retry me')
+    // The first retry is 5 s × WEBHOOK_RETRY_SCALE (0.001) later: only the loop's own due-time sleep can catch it in time.
+    const hits = await receiver.waitFor('/retry', 2, 1500)
+    expect(hits.map((entry) => JSON.parse(entry.body).id)).toEqual([JSON.parse(hits[0]!.body).id, JSON.parse(hits[0]!.body).id])
+  })
+})
+
+describe('errors', () => {
+  test('a write that fails validation commits nothing and wakes nothing', async () => {
+    await Bun.sleep(300)
+    h.queries.length = 0
+    const res = await api.post('/api/v1/boards/ideas/posts', { title: '' })
+    expect(res.status).toBe(422)
+    const during = await statementsDuring(500)
+    expect(during.filter((statement) => /event_dispatch|webhook_deliveries|notification_events/.test(statement))).toEqual([])
+  })
+
+  test('while a slow receiver holds an attempt, the loop waits for it instead of spinning', async () => {
+    receiver.respondWith(async () => (await Bun.sleep(1500), new Response('ok')))
+    await hook('/slow')
+    await newPost('Slow receiver')
+    await receiver.waitFor('/slow', 1, 1000)
+    // Only what the attempt's end records may run; a polling loop would send dozens of claims meanwhile.
+    const during = await statementsDuring(1000)
+    expect(during.filter((statement) => /for update of d skip locked/.test(statement)).length).toBeLessThanOrEqual(2)
+  })
+})
+
+describe('security', () => {
+  test('a notification sent on this database by anyone else only wakes the loops; they find nothing to do and deliver nothing', async () => {
+    const spoof = await hook('/spoof')
+    await h.db.execute(sql`select pg_notify('chorus_work', 'webhook_deliveries')`)
+    await h.db.execute(sql`select pg_notify('chorus_work', 'not a table')`)
+    await Bun.sleep(300)
+    expect(receiver.to('/spoof')).toEqual([])
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, spoof.id))).toEqual([])
+  })
+})
