@@ -64,6 +64,8 @@ export interface Config {
   secureCookies: boolean
   /** Intake addresses are `{token}@` this domain; notification Message-IDs use it too. */
   inboundEmailDomain: string
+  /** Server processes on PostgreSQL; 0 (the default) means one per core. The embedded database always runs one. */
+  webConcurrency: number
 }
 
 type Env = Record<string, string | undefined>
@@ -230,6 +232,7 @@ export function getConfig(env: Env): Config {
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
     inboundEmailDomain: inboundDomain(env, base.hostname),
     oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),
+    webConcurrency: integer(env, 'WEB_CONCURRENCY', 0, 0, 1024),
     secureCookies: !(base.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)),
   }
 }

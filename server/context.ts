@@ -4,7 +4,7 @@ import { createLogger, type Logger } from './lib/log.ts'
 import { createDns } from './lib/dns.ts'
 import { createMailer, type Mailer } from './lib/mail.ts'
 import { createOutbound, type Outbound } from './lib/outbound.ts'
-import { memoryRateLimiter, redisRateLimiter, type RateLimiter } from './lib/rate-limit.ts'
+import { memoryRateLimiter, postgresRateLimiter, redisRateLimiter, type RateLimiter } from './lib/rate-limit.ts'
 import { createSecrets, type Secrets } from './lib/secrets.ts'
 import { createStorage, type Storage } from './lib/storage.ts'
 
@@ -46,7 +46,7 @@ export async function createContext(config: Config, database: Database, override
     database,
     log,
     mail: overrides.mail ?? createMailer(config, database.db, log),
-    limiter: overrides.limiter ?? (config.redisUrl ? redisRateLimiter(config.redisUrl) : memoryRateLimiter()),
+    limiter: overrides.limiter ?? rateLimiterFor(config, database),
     secrets,
     outbound: createOutbound({ dns: createDns(config.dnsResolver), allowPrivate: config.webhookAllowPrivate, operatorAllowPrivate: config.operatorUrlsAllowPrivate }),
     storage: overrides.storage ?? createStorage(config),
@@ -65,4 +65,13 @@ export function perApp<T extends object>(build: (ctx: AppContext) => T): (ctx: A
     if (!value) built.set(ctx, (value = build(ctx)))
     return value
   }
+}
+
+/**
+ * Redis when configured; else PostgreSQL, which every process and machine on the database shares;
+ * in-process counters only for the embedded database, which one process owns.
+ */
+function rateLimiterFor(config: Config, database: Database): RateLimiter {
+  if (config.redisUrl) return redisRateLimiter(config.redisUrl)
+  return database.driver === 'postgres' ? postgresRateLimiter(database.db) : memoryRateLimiter()
 }

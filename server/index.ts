@@ -1,4 +1,6 @@
 import { createApp } from './app.ts'
+import { isSupervised, processCount, PROCESS_INDEX_ENV, superviseProcesses } from './cluster.ts'
+import { createLogger } from './lib/log.ts'
 import { startEventDispatcher } from './events/dispatch.ts'
 import { startNotificationMailer } from './modules/notifications/mailer.ts'
 import { startWebhookRunner } from './modules/webhooks/runner.ts'
@@ -8,6 +10,9 @@ import { configOrExit, openMigratedDatabase, resolveSecret } from './startup.ts'
 async function main() {
   let config = configOrExit(process.env)
   config = { ...config, secretKey: await resolveSecret(config) }
+  const processes = processCount(config)
+  // Several processes: this one only supervises; each child serves (and finds SECRET_KEY set).
+  if (processes > 1 && !isSupervised()) return superviseProcesses(processes, { SECRET_KEY: config.secretKey! }, createLogger(config.logLevel))
   const database = await openMigratedDatabase(config)
   const { app, ctx } = await createApp({ config, database })
   // postgres.js reads the array types on every new connection without handling a failure: a backend
@@ -19,12 +24,14 @@ async function main() {
     ctx.log.error('unhandled rejection', { error: describeError(reason) })
     process.exit(1)
   })
-  app.listen({ port: config.port, hostname: '0.0.0.0' })
-  ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver })
-  const dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
-  const webhooks = await startWebhookRunner(ctx)
-  const mailer = startNotificationMailer(ctx)
-
+  // With several processes each binds the port with SO_REUSEPORT and the kernel spreads connections.
+  app.listen({ port: config.port, hostname: '0.0.0.0', reusePort: isSupervised() })
+  ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver, pid: process.pid, process: process.env[PROCESS_INDEX_ENV] ?? null })
+  if (database.driver === 'pglite' && config.webConcurrency > 1) ctx.log.info('the embedded database runs in one process; WEB_CONCURRENCY applies to PostgreSQL')
+  // Signals are handled from here on, so a stop during start-up is still clean.
+  let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
+  let webhooks: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
+  let mailer: ReturnType<typeof startNotificationMailer> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -32,15 +39,18 @@ async function main() {
     ctx.log.info('shutting down', { signal })
     // Stop accepting, let in-flight requests finish, let the worker record attempts in flight, then close the pool.
     await app.stop()
-    await webhooks.stop()
-    await dispatcher.stop()
-    await mailer.stop()
+    await webhooks?.stop()
+    await dispatcher?.stop()
+    await mailer?.stop()
     ctx.limiter.close()
     await database.close()
     process.exit(0)
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+  dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
+  webhooks = await startWebhookRunner(ctx)
+  mailer = startNotificationMailer(ctx)
 }
 
 await main()

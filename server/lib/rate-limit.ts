@@ -1,4 +1,7 @@
 import { RedisClient } from 'bun'
+import { lt, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { rateLimitCounters } from '../db/schema/index.ts'
 
 export interface RateLimitResult {
   allowed: boolean
@@ -24,7 +27,7 @@ function result(count: number, limit: number, windowSeconds: number, now: number
   }
 }
 
-/** Per-process counters: right for a single instance; use Redis when several share the load. */
+/** Per-process counters: right for the single process of the embedded database (PGlite). */
 export function memoryRateLimiter(): RateLimiter {
   const counters = new Map<string, { window: number; count: number }>()
   return {
@@ -56,5 +59,29 @@ export function redisRateLimiter(url: string): RateLimiter {
       return result(count, limit, windowSeconds, now)
     },
     close: () => client.close(),
+  }
+}
+
+/** About one hit in this many also deletes the windows that have ended. */
+const PURGE_ONE_IN = 1000
+
+/**
+ * Shared counters in PostgreSQL, for several processes or machines without Redis: one upsert per hit
+ * (a prepared statement on an UNLOGGED table) returns the window's count, so every process sees the
+ * same budget. Ended windows are deleted now and then by whoever hits.
+ */
+export function postgresRateLimiter(db: Db): RateLimiter {
+  return {
+    async hit(key, limit, windowSeconds) {
+      const now = Date.now()
+      const window = Math.floor(now / (windowSeconds * 1000))
+      const [row] = await db.insert(rateLimitCounters)
+        .values({ key: `${key}:${windowSeconds}`, window, count: 1, expiresAt: new Date((window + 1) * windowSeconds * 1000) })
+        .onConflictDoUpdate({ target: [rateLimitCounters.key, rateLimitCounters.window], set: { count: sql`${rateLimitCounters.count} + 1` } })
+        .returning({ count: rateLimitCounters.count })
+      if (Math.random() * PURGE_ONE_IN < 1) void db.delete(rateLimitCounters).where(lt(rateLimitCounters.expiresAt, sql`now()`)).catch(() => {})
+      return result(row!.count, limit, windowSeconds, now)
+    },
+    close() {},
   }
 }

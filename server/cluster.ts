@@ -1,0 +1,66 @@
+// One server process per core on PostgreSQL (WEB_CONCURRENCY). This supervisor starts that many copies
+// of the server, each listening on the same port with SO_REUSEPORT so the kernel spreads connections
+// across them, restarts one that dies, and passes SIGTERM/SIGINT on. It opens no database and holds no
+// state: what the processes must agree on lives in PostgreSQL (rate limits, delivery leases, wake-ups)
+// or Redis. The embedded database (PGlite) belongs to one process, so it always runs one.
+import type { Config } from './config.ts'
+import type { Logger } from './lib/log.ts'
+
+/** Set in the environment of each supervised process (its index), so it serves instead of supervising. */
+export const PROCESS_INDEX_ENV = 'CHORUS_PROCESS_INDEX'
+
+const RESTART_MIN_MS = 200
+const RESTART_MAX_MS = 30_000
+
+const usesPostgres = (config: Config) => config.databaseUrl !== undefined && /^postgres(ql)?:/.test(config.databaseUrl)
+
+/** How many server processes to run: WEB_CONCURRENCY, else the core count; 1 for PGlite or a random port. */
+export function processCount(config: Config, cores = navigator.hardwareConcurrency || 1): number {
+  if (!usesPostgres(config) || config.port === 0) return 1
+  return config.webConcurrency || cores
+}
+
+/** True in a process the supervisor started (and in a single-process server). */
+export const isSupervised = () => process.env[PROCESS_INDEX_ENV] !== undefined
+
+/** Runs `count` server processes until a signal stops them all; exits with 0 when each stopped cleanly. */
+export async function superviseProcesses(count: number, env: Record<string, string>, log: Logger): Promise<never> {
+  let stopping = false
+  const running = new Map<number, ReturnType<typeof Bun.spawn>>()
+  const delays = new Map<number, number>()
+
+  const start = (index: number) => {
+    const startedAt = Date.now()
+    const child = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
+      env: { ...process.env, ...env, [PROCESS_INDEX_ENV]: String(index) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+      onExit(_, code, signal) {
+        running.delete(index)
+        if (stopping) return
+        // A process that ran a minute is restarted at once; one that keeps dying, ever more slowly.
+        const delay = Date.now() - startedAt > 60_000 ? RESTART_MIN_MS : Math.min((delays.get(index) ?? RESTART_MIN_MS / 2) * 2, RESTART_MAX_MS)
+        delays.set(index, delay)
+        log.warn('server process exited; restarting', { process: index, code, signal, in_ms: delay })
+        setTimeout(() => { if (!stopping) start(index) }, delay)
+      },
+    })
+    running.set(index, child)
+  }
+
+  for (let index = 0; index < count; index++) start(index)
+  log.info('chorus supervising', { processes: count, pid: process.pid })
+
+  const exitCodes = await new Promise<(number | null)[]>((resolve) => {
+    const stop = async (signal: 'SIGTERM' | 'SIGINT') => {
+      if (stopping) return
+      stopping = true
+      log.info('stopping server processes', { signal })
+      const children = [...running.values()]
+      for (const child of children) child.kill(signal)
+      resolve(await Promise.all(children.map((child) => child.exited)))
+    }
+    process.on('SIGTERM', () => void stop('SIGTERM'))
+    process.on('SIGINT', () => void stop('SIGINT'))
+  })
+  process.exit(exitCodes.every((code) => code === 0) ? 0 : 1)
+}

@@ -1,0 +1,185 @@
+// Several server processes on one PostgreSQL: `WEB_CONCURRENCY` processes behind one port (a supervisor
+// restarts one that dies), and what they must agree on (key revocation, rate-limit budgets) is agreed
+// at once. These always run against the Postgres at 127.0.0.1:5432 (or TEST_POSTGRES_URL), on both CI
+// passes; without one they fail loudly rather than being skipped.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { createApp } from '../../server/app.ts'
+import { getConfig } from '../../server/config.ts'
+import type { Database } from '../../server/db/client.ts'
+import { rowsOf } from '../../server/db/client.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { BASE, freshRateWindow, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
+import { eventually } from '../helpers/receiver.ts'
+import { freshPostgresDatabase, startServerProcess } from '../helpers/server-process.ts'
+
+const ROOT = new URL('../..', import.meta.url).pathname
+
+let databaseUrl: string
+let database: Database
+let drop: () => Promise<void>
+let h: Harness
+let ws: WorkspaceFixture
+const children = new Set<ReturnType<typeof Bun.spawn>>()
+
+beforeAll(async () => {
+  const fresh = await freshPostgresDatabase('chorus_m', 'The multi-process tests')
+  ;({ url: databaseUrl, database, drop } = fresh)
+  const config = getConfig({ SECRET_KEY: TEST_SECRET, LOG_LEVEL: 'silent', BASE_URL: BASE, RATE_LIMIT_PER_IP: '100000' })
+  const { app, ctx } = await createApp({ config, database })
+  h = { app, ctx, db: ctx.db, database, databaseUrl, queries: [], client: (defaults?: Record<string, string>) => new TestClient((request) => app.handle(request), defaults), close: async () => ctx.limiter.close() }
+  ws = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+}, 60_000)
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL')
+  await h?.close()
+  await drop?.()
+})
+
+/** A client of a server process on `port`, with `from`'s cookies (the owner's session works on every process). */
+function clientOf(port: number, defaults: Record<string, string> = {}, from?: TestClient) {
+  const client = new TestClient((request) => {
+    const url = new URL(request.url)
+    return fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body: request.body })
+  }, defaults)
+  for (const [name, value] of from?.jar ?? []) client.jar.set(name, value)
+  return client
+}
+
+async function freePort() {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+/** `bun server/index.ts` as `npm start` runs it, collecting its JSON log lines. */
+function startCluster(env: Record<string, string>) {
+  const child = Bun.spawn([process.execPath, 'server/index.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', TEST_POSTGRES_URL: '', SECRET_KEY: TEST_SECRET, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  children.add(child)
+  const lines: any[] = []
+  let errors = ''
+  // Info lines go to stdout, warnings and errors to stderr: both are collected as log lines.
+  const collect = async (stream: ReadableStream<Uint8Array>, raw?: (text: string) => void) => {
+    const decoder = new TextDecoder()
+    let buffered = ''
+    const reader = stream.getReader()
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      const text = decoder.decode(chunk.value)
+      raw?.(text)
+      buffered += text
+      const parts = buffered.split('\n')
+      buffered = parts.pop()!
+      for (const line of parts) { try { lines.push(JSON.parse(line)) } catch {} }
+    }
+  }
+  void collect(child.stdout)
+  const stderr = collect(child.stderr, (text) => { errors += text }).then(() => errors)
+  const listening = () => lines.filter((line) => line.msg === 'chorus listening')
+  return { child, lines, listening, stderr }
+}
+
+describe('happy', () => {
+  test('WEB_CONCURRENCY=2: two processes serve one port; one killed is replaced while the other keeps answering; SIGTERM stops all', async () => {
+    const port = await freePort()
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(port), WEB_CONCURRENCY: '2' })
+    const first = await eventually(() => cluster.listening().length === 2 && cluster.listening(), 30_000, 'two listening processes')
+    expect(first.map((line) => line.process).sort()).toEqual(['0', '1'])
+    expect(new Set(first.map((line) => line.pid)).size).toBe(2)
+    expect(first.every((line) => line.port === port)).toBe(true)
+    expect(cluster.lines.find((line) => line.msg === 'chorus supervising')).toMatchObject({ processes: 2, pid: cluster.child.pid })
+
+    const api = clientOf(port, { authorization: `Bearer ${await ws.key()}` })
+    const answers = await Promise.all(Array.from({ length: 40 }, () => api.get('/api/v1/boards/ideas/posts')))
+    expect(answers.every((res) => res.status === 200)).toBe(true)
+
+    const victim = first.find((line) => line.process === '0')!
+    process.kill(victim.pid, 'SIGKILL')
+    // The survivor answers while the supervisor starts a replacement.
+    for (let i = 0; i < 20; i++) expect((await api.get('/api/v1/health')).status).toBe(200)
+    const replaced = await eventually(() => cluster.listening().find((line) => line.process === '0' && line.pid !== victim.pid), 30_000, 'the replacement process')
+    expect(cluster.lines.find((line) => line.msg === 'server process exited; restarting')).toMatchObject({ level: 'warn', process: 0, signal: 'SIGKILL' })
+    expect(replaced.port).toBe(port)
+
+    cluster.child.kill('SIGTERM')
+    expect(await cluster.child.exited).toBe(0)
+    const pids = [first.find((line) => line.process === '1')!.pid, replaced.pid]
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow()
+    expect(cluster.lines.filter((line) => line.level === 'error')).toEqual([])
+  }, 90_000)
+})
+
+describe('errors', () => {
+  test('a WEB_CONCURRENCY that is not a whole number stops start-up with one line naming it', async () => {
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(await freePort()), WEB_CONCURRENCY: 'many' })
+    expect(await cluster.child.exited).toBe(1)
+    expect((await cluster.stderr).trim()).toBe('Invalid configuration: WEB_CONCURRENCY: must be a whole number, got "many"')
+  })
+
+  test('the embedded database runs one process whatever WEB_CONCURRENCY says, and says so', async () => {
+    const dataDir = await mkdtemp(`${tmpdir()}/chorus-procs-`)
+    try {
+      const cluster = startCluster({ DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(await freePort()), WEB_CONCURRENCY: '4' })
+      await eventually(() => cluster.listening().length === 1, 60_000, 'the server listening')
+      await eventually(() => cluster.lines.some((line) => /WEB_CONCURRENCY applies to PostgreSQL/.test(line.msg)), 5000, 'the note')
+      expect(cluster.lines.some((line) => line.msg === 'chorus supervising')).toBe(false)
+      expect(cluster.listening()[0]).toMatchObject({ database: 'pglite', process: null, pid: cluster.child.pid })
+      cluster.child.kill('SIGTERM')
+      expect(await cluster.child.exited).toBe(0)
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }, 90_000)
+})
+
+describe('security', () => {
+  test('a key revoked through one process is refused by the other within the same second', async () => {
+    // The owner's session cookie is bound to the service's BASE_URL, which every process shares.
+    const [a, b] = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)))
+    const key = await ws.key(['posts:read'], 'revoke me')
+    const onB = clientOf(b!.port, { authorization: `Bearer ${key}` })
+    expect((await onB.get('/api/v1/boards/ideas/posts')).status).toBe(200)
+    const ownerOnA = clientOf(a!.port, {}, ws.owner)
+    const keys = await ownerOnA.get(`/api/v1/workspaces/${ws.slug}/api-keys`)
+    expect(keys.status).toBe(200)
+    const id = keys.body.find((item: any) => item.name === 'revoke me').id
+    const revokedAt = Date.now()
+    expect((await ownerOnA.delete(`/api/v1/workspaces/${ws.slug}/api-keys/${id}`)).status).toBe(204)
+    const refused = await onB.get('/api/v1/boards/ideas/posts')
+    expect(Date.now() - revokedAt).toBeLessThan(1000)
+    expect(refused.status).toBe(401)
+    expect(refused.body.code).toBe('INVALID_API_KEY')
+  }, 60_000)
+
+  test('one key\'s rate-limit budget is shared by every process: what one spends, the other cannot', async () => {
+    const env = { DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, RATE_LIMIT_PER_KEY: '6' }
+    const [a, b] = await Promise.all([1, 2].map(() => startServerProcess(env, children)))
+    const key = await ws.key(['posts:read'], 'budget')
+    await freshRateWindow(20)
+    const remaining: string[] = []
+    for (const port of [a!.port, b!.port, a!.port, b!.port, a!.port, b!.port]) {
+      const res = await clientOf(port, { authorization: `Bearer ${key}` }).get('/api/v1/boards/ideas/posts')
+      expect(res.status).toBe(200)
+      remaining.push(res.headers.get('ratelimit-remaining')!)
+    }
+    expect(remaining).toEqual(['5', '4', '3', '2', '1', '0'])
+    for (const port of [a!.port, b!.port]) {
+      const res = await clientOf(port, { authorization: `Bearer ${key}` }).get('/api/v1/boards/ideas/posts')
+      expect(res.status).toBe(429)
+      expect(res.body.code).toBe('RATE_LIMITED')
+    }
+    // The counters live in the database, one row per key and window, not in either process.
+    const [{ id }] = rowsOf<{ id: string }>(await h.db.execute(sql`select id from api_keys where name = 'budget'`)) as [{ id: string }]
+    const rows = rowsOf<{ count: number }>(await h.db.execute(sql`select count from rate_limit_counters where key = ${`key:${id}:60`}`))
+    expect(rows.map((row) => row.count)).toEqual([8])
+  }, 60_000)
+})
