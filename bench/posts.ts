@@ -21,8 +21,8 @@ const votesPerUser = 100
 const PORTS = { raw: 48101, chorus: 48102 }
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
 
-/** `compare` (Chorus against the raw server) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
-const phases = (process.env.BENCH_PHASES ?? 'compare,size').split(',')
+/** `compare` (Chorus against the raw server), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
+const phases = (process.env.BENCH_PHASES ?? 'compare,processes,size').split(',')
 const name = process.env.BENCH_DATABASE ?? 'bench_posts'
 const server = postgres(admin, { max: 1, onnotice: () => {} })
 await server.unsafe(`drop database if exists ${name} with (force)`)
@@ -144,19 +144,53 @@ async function clearDispatchQueue() {
   await sql.end()
 }
 
-async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number) => T | Promise<T>) {
+/** Peak resident memory (VmHWM) of a process, in MiB. */
+const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024
+/** The server processes: the process itself, or a supervisor's children. */
+const serverPids = (pid: number) => {
+  const children = Bun.spawnSync(['pgrep', '-P', String(pid)]).stdout.toString().trim().split('\n').filter(Boolean).map(Number)
+  return children.length ? children : [pid]
+}
+
+interface ServerOptions {
+  /** WEB_CONCURRENCY (default 1). */
+  processes?: number
+  /** Pin the server to core 0 (default), or let it use every core. */
+  pin?: boolean
+}
+
+async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number, pid: number) => T | Promise<T>, options: ServerOptions = {}) {
   await clearDispatchQueue()
   const port = PORTS[kind]
   const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : ['bun', 'server/index.ts']
-  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000' }
-  const child = Bun.spawn(['taskset', '-c', '0', ...command], { env, stdout: 'ignore', stderr: 'inherit' })
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
+  const child = Bun.spawn([...(options.pin === false ? [] : ['taskset', '-c', '0']), ...command], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(port)
-    return await run(port)
+    return await run(port, child.pid)
   } finally {
     child.kill()
     await child.exited
   }
+}
+
+/** CPU time used so far, in clock ticks: by the machine, by `pids`, and by every PostgreSQL process. */
+function cpuTicks(pids: number[]) {
+  const fs = require('node:fs')
+  const busy = (fs.readFileSync('/proc/stat', 'utf8').split('\n')[0] as string).split(/\s+/).slice(1).map(Number)
+  const total = busy.reduce((a, b) => a + b, 0) - busy[3]! - busy[4]!
+  const of = (pid: number) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8') as string
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      return Number(fields[11]) + Number(fields[12])
+    } catch {
+      return 0
+    }
+  }
+  const postgresPids = Bun.spawnSync(['pgrep', '-x', 'postgres']).stdout.toString().trim().split('\n').filter(Boolean).map(Number)
+  const postgresTicks = new Map(postgresPids.map((pid) => [pid, of(pid)]))
+  return { total, server: pids.reduce((sum, pid) => sum + of(pid), 0), postgres: postgresTicks }
 }
 
 const fmt = (r: Result) => `${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms`
@@ -188,19 +222,52 @@ try {
     const rows: string[] = []
     for (const route of routes) {
       const raw = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
-      const chorus = await withServer('chorus', (port) => (wrk(port, route.chorus, 3), wrk(port, route.chorus)))
+      const chorus = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) }))
       const ratio = chorus.rps / raw.rps
       const target = route.write ? 0.7 : 0.9
-      console.log(`${route.name}: raw ${fmt(raw)} | Chorus ${fmt(chorus)} | ${ratio.toFixed(2)}× (goal ≥ ${target}×)${raw.errors + chorus.errors ? ` errors ${raw.errors}/${chorus.errors}` : ''}`)
-      rows.push(`| ${route.name} | ${fmt(raw)} | ${fmt(chorus)} | **${ratio.toFixed(2)}×** (≥ ${target}×)${raw.errors + chorus.errors ? `; timeouts or errors raw ${raw.errors}, Chorus ${chorus.errors}` : ''} |`)
+      console.log(`${route.name}: raw ${fmt(raw)} | Chorus ${fmt(chorus)} | ${ratio.toFixed(2)}× (goal ≥ ${target}×) | Chorus peak RSS ${chorus.rss.toFixed(0)} MiB${raw.errors + chorus.errors ? ` errors ${raw.errors}/${chorus.errors}` : ''}`)
+      rows.push(`| ${route.name} | ${fmt(raw)} | ${fmt(chorus)} | **${ratio.toFixed(2)}×** (≥ ${target}×)${raw.errors + chorus.errors ? `; timeouts or errors raw ${raw.errors}, Chorus ${chorus.errors}` : ''} | ${chorus.rss.toFixed(0)} MiB |`)
     }
     await writeSection('Posts: Chorus against the raw baseline', [
       `${setup} ${shared(loadAtStart)}`,
       '',
-      'The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board `ideas`: 200 posts, 2,000 votes; creates go to board `inbox`; vote toggles rotate over the 200 posts and 500 voters. The dispatch queue is emptied before each server starts.',
+      'The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board `ideas`: 200 posts, 2,000 votes; creates go to board `inbox`; vote toggles rotate over the 200 posts and 500 voters. The dispatch queue is emptied before each server starts. Peak RSS is the Chorus process\'s VmHWM after the run (goal ≤ 120 MiB).',
       '',
-      '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) |',
-      '|---|---|---|---|---|---|---|---|',
+      '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) | Chorus peak RSS |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
+
+  if (phases.includes('processes')) {
+    const loadAtStart = load()
+    const list = { path: '/api/v1/boards/ideas/posts?per_page=20&sort=top', headers: auth }
+    const rows: string[] = []
+    let single = 0
+    for (const processes of [1, navigator.hardwareConcurrency]) {
+      const measured = await withServer('chorus', async (port, pid) => {
+        wrk(port, list, 3)
+        const pids = serverPids(pid)
+        const before = cpuTicks(pids)
+        const result = wrk(port, list)
+        const after = cpuTicks(pids)
+        const total = after.total - before.total
+        let postgresTicks = 0
+        for (const [pg, ticks] of after.postgres) postgresTicks += ticks - (before.postgres.get(pg) ?? 0)
+        const share = (ticks: number) => `${Math.round((100 * ticks) / total)} %`
+        return { result, rss: pids.map(peakRss), server: share(after.server - before.server), postgres: share(postgresTicks), other: share(total - (after.server - before.server) - postgresTicks) }
+      }, { processes, pin: false })
+      if (processes === 1) single = measured.result.rps
+      console.log(`${processes} process(es): ${fmt(measured.result)} | RSS ${measured.rss.map((mb) => mb.toFixed(0)).join(' + ')} MiB | CPU server ${measured.server}, postgres ${measured.postgres}, wrk and the rest ${measured.other}`)
+      rows.push(`| ${processes} | ${fmt(measured.result)} | ${processes === 1 ? '1.00×' : `${(measured.result.rps / single).toFixed(2)}×`} | ${measured.rss.map((mb) => mb.toFixed(0)).join(' + ')} MiB | ${measured.server} | ${measured.postgres} | ${measured.other} |`)
+    }
+    await writeSection('Posts: one process and one per core', [
+      `wrk -t1 -c${connections} -d${seconds}s (after a 3 s warm-up), unpinned: the server processes, wrk and PostgreSQL share both cores. \`GET /boards/ideas/posts?per_page=20&sort=top\` (200 posts), API-key auth (the key\'s rate limit counted in PostgreSQL). ${shared(loadAtStart)}`,
+      '',
+      'CPU is the share of the machine\'s busy time over the measured run (from /proc): the server processes, every PostgreSQL process, and the rest (wrk and anything else running). Peak RSS (VmHWM) per server process; the goal is at most 120 MiB each.',
+      '',
+      '| WEB_CONCURRENCY | req/s | p50 | p99 | against 1 process | peak RSS | CPU server | CPU PostgreSQL | CPU wrk and the rest |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ])
   }

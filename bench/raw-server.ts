@@ -1,6 +1,7 @@
 // The baseline: the routes the benchmarks load, written straight on Bun.serve and postgres.js with no
 // framework, sending the same SQL Chorus sends (same statements, same plans), to compare Chorus against
-// in the same run. Routes (API key in `Authorization: Bearer` except on /public):
+// in the same run. Every keyed request also counts the key's rate limit in PostgreSQL, as Chorus does
+// without Redis. Routes (API key in `Authorization: Bearer` except on /public):
 //   GET  /posts/:id                            key check, the post with board/status/author/labels
 //   GET  /boards/:slug/posts?sort=&per_page=&page=   key check, the page with its total (one query)
 //   POST /boards/:slug/posts  {title}          key check; board, default status, post, history, read back, outbox row
@@ -45,6 +46,12 @@ function render(row: any, publicView: boolean) {
 async function authenticate(request: Request) {
   const key = request.headers.get('authorization')?.slice(7) ?? ''
   const [auth] = await sql`select k.*, w.*, k.id as key_id, k.name as key_name, w.id as workspace_id from api_keys k join workspaces w on w.id = k.workspace_id where k.key_hash = ${await sha256(key)} and k.revoked_at is null`
+  // The key's rate-limit counter, shared by every process through PostgreSQL, as Chorus counts it without Redis.
+  if (auth) {
+    const window = Math.floor(Date.now() / 60_000)
+    await sql`insert into rate_limit_counters (key, "window", count, expires_at) values (${new Bun.CryptoHasher('sha256').update(`key:${auth.key_id}:60`).digest('base64url')}, ${window}, 1, ${new Date((window + 1) * 60_000)})
+      on conflict (key, "window") do update set count = rate_limit_counters.count + 1 returning count`
+  }
   return auth as { key_id: string; key_name: string; workspace_id: string } | undefined
 }
 

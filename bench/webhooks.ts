@@ -1,24 +1,36 @@
-// Webhook delivery under load: events are committed to the outbox at a steady 500/s for ~10 s while a
-// real server process (`bun server/index.ts`, worker-thread delivery, local PostgreSQL) delivers them
-// to a local receiver. Reports the offered rate and latency from commit to receipt (p50/p99/max).
-// Usage: npm run bench:webhooks   (needs a Postgres at BENCH_POSTGRES_URL, default 127.0.0.1:5432).
+// Webhook delivery, Chorus beside the raw baseline (bench/raw-webhooks.ts) in one run, on a fresh local
+// PostgreSQL database; the server alone on core 0, this process (load generator and receiver) on core 1.
+//   latency:    events committed one per transaction at a steady BENCH_RATE (500/s) for BENCH_SECONDS;
+//               latency from the commit returning to the request reaching the receiver.
+//   throughput: a backlog of BENCH_BACKLOG (30,000) events committed while the server is down, then
+//               the server started: deliveries per second from the first receipt to the last.
+// Both count every event received, lost and received twice. Chorus runs one process (WEB_CONCURRENCY=1)
+// with one endpoint subscribed, so each event is one delivery.
+// Usage: npm run bench:webhooks   (needs taskset and a Postgres at BENCH_POSTGRES_URL).
 import postgres from 'postgres'
 import { openDatabase } from '../server/db/client.ts'
+import { events } from '../server/db/schema/index.ts'
 import { createDns } from '../server/lib/dns.ts'
+import { newId } from '../server/lib/ids.ts'
 import { createOutbound } from '../server/lib/outbound.ts'
 import { createSecrets } from '../server/lib/secrets.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { recordEvent } from '../server/events/outbox.ts'
 import { createWebhook } from '../server/modules/webhooks/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
-import { startServerProcess } from '../test/helpers/server-process.ts'
 import { writeSection } from './report.ts'
 
 const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const rate = Number(process.env.BENCH_RATE ?? 500)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const backlog = Number(process.env.BENCH_BACKLOG ?? 30_000)
+const phases = (process.env.BENCH_PHASES ?? 'latency,throughput').split(',')
 const SECRET = 'bench-secret-key-that-is-long-enough-0123456789'
+const RAW_SECRET = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64')
 const now = () => performance.timeOrigin + performance.now()
+const ROOT = new URL('..', import.meta.url).pathname
+
+Bun.spawnSync(['taskset', '-a', '-cp', '1', String(process.pid)])
 
 const name = `chorus_bench_wh_${Date.now().toString(36)}`
 const server = postgres(admin, { max: 1, onnotice: () => {} })
@@ -27,8 +39,10 @@ const url = new URL(admin)
 url.pathname = `/${name}`
 const databaseUrl = url.toString()
 const database = openDatabase(databaseUrl, '')
+const raw = postgres(databaseUrl, { max: 10, onnotice: () => {} })
 
-const received = new Map<string, number>()
+/** Receipt time of each event id, and how many arrived again. */
+let received = new Map<string, number>()
 let duplicates = 0
 const receiver = Bun.serve({
   port: 0,
@@ -42,58 +56,134 @@ const receiver = Bun.serve({
     return new Response('ok')
   },
 })
+const reset = () => { received = new Map(); duplicates = 0 }
 
-let child: ReturnType<typeof Bun.spawn> | undefined
-try {
-  await database.migrate()
-  const user = await findOrCreateUser(database.db, 'bench@example.com')
-  const workspace = await createWorkspace(database.db, user.id, { name: 'Bench', slug: 'bench' })
-  await createWebhook({ db: database.db, outbound: createOutbound({ dns: createDns(undefined), allowPrivate: true }), secrets: await createSecrets(SECRET) }, workspace.id, { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['post.created'] })
+/** Starts the Chorus server or the raw deliverer on core 0; resolves once it is ready to deliver. */
+async function startDeliverer(kind: 'chorus' | 'raw') {
+  const command = kind === 'chorus' ? ['bun', 'server/index.ts'] : ['bun', 'bench/raw-webhooks.ts']
+  const env = { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
+  const child = Bun.spawn(['taskset', '-c', '0', ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
+  const reader = child.stdout.getReader()
+  let output = ''
+  const ready = kind === 'chorus' ? 'webhook worker ready' : 'raw webhooks ready'
+  while (!output.includes(ready)) {
+    const chunk = await reader.read()
+    if (chunk.done) throw new Error(`${kind} did not start: ${output}`)
+    output += new TextDecoder().decode(chunk.value)
+  }
+  void (async () => { while (!(await reader.read()).done); })().catch(() => {})
+  return async () => {
+    child.kill('SIGTERM')
+    await child.exited
+  }
+}
 
-  child = (await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' })).child
+type Commit = (i: number) => Promise<string>
 
-  const total = rate * seconds
+/** Commits `total` events at `rate`/s, one per transaction; returns each event's commit time and the offered rate. */
+async function offer(commit: Commit, total: number) {
   const committed = new Map<string, number>()
   const writes: Promise<void>[] = []
   const started = now()
   for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate
-    const wait = due - now()
+    const wait = started + (i * 1000) / rate - now()
     if (wait > 1) await Bun.sleep(wait)
-    writes.push(database.db.transaction((tx) => recordEvent(tx, workspace.id, 'post.created', { post: { id: `post_bench_${i}`, title: `Event ${i}` } }))
-      .then((id) => void committed.set(id, now())))
+    writes.push(commit(i).then((id) => void committed.set(id, now())))
   }
   await Promise.all(writes)
-  const offeredFor = (now() - started) / 1000
+  return { committed, offered: committed.size / ((now() - started) / 1000) }
+}
 
-  const deadline = now() + 60_000
-  while (received.size < committed.size && now() < deadline) await Bun.sleep(50)
-  const latencies = [...committed].map(([id, at]) => Math.max(0, (received.get(id) ?? Number.NaN) - at)).filter(Number.isFinite).sort((a, b) => a - b)
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1)
-  const result = {
-    offered: Math.round(committed.size / offeredFor),
-    delivered: received.size,
-    lost: committed.size - received.size,
-    duplicates,
-    p50: pct(50),
-    p99: pct(99),
-    max: latencies[latencies.length - 1]!.toFixed(1),
+async function waitForAll(ids: Iterable<string>, count: number, timeoutMs = 120_000) {
+  const deadline = now() + timeoutMs
+  while (received.size < count && now() < deadline) await Bun.sleep(20)
+  await Bun.sleep(500) // late duplicates
+  let lost = 0
+  for (const id of ids) if (!received.has(id)) lost++
+  return lost
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+try {
+  await database.migrate()
+  await raw`create table bench_raw_events (id text primary key, type text not null, data jsonb not null, created_at timestamptz not null default now())`
+  const user = await findOrCreateUser(database.db, 'bench@example.com')
+  const workspace = await createWorkspace(database.db, user.id, { name: 'Bench', slug: 'bench' })
+  await createWebhook({ db: database.db, outbound: createOutbound({ dns: createDns(undefined), allowPrivate: true }), secrets: await createSecrets(SECRET) }, workspace.id, { url: `http://127.0.0.1:${receiver.port}/chorus`, events: ['post.created'] })
+  const data = (i: number) => ({ post: { id: `post_bench_${i}`, title: `Event ${i}` } })
+  const commits: Record<'chorus' | 'raw', Commit> = {
+    chorus: (i) => database.db.transaction((tx) => recordEvent(tx, workspace.id, 'post.created', data(i))),
+    raw: async (i) => {
+      const id = newId('event')
+      await raw`insert into bench_raw_events (id, type, data) values (${id}, 'post.created', ${raw.json(data(i))})`
+      return id
+    },
   }
-  console.log(result)
-  const lines = [
-    `${committed.size} events committed to the outbox (one transaction each) at a target of ${rate}/s for ${seconds} s; one \`bun server/index.ts\` process on the local PostgreSQL delivers them from its worker thread to a local Bun.serve receiver (one endpoint).`,
-    '',
-    '| offered events/s | delivered | lost | duplicates | latency p50 | p99 | max |',
-    '|---|---|---|---|---|---|---|',
-    `| ${result.offered} | ${result.delivered} | ${result.lost} | ${result.duplicates} | ${result.p50} ms | ${result.p99} ms | ${result.max} ms |`,
-    '',
-    'Latency runs from the commit returning in the load generator to the request reaching the receiver; the worker polls the outbox every 100 ms when idle, which accounts for most of it.',
-  ]
-  await writeSection('Webhooks: delivery latency at 500 events/s', lines)
+  const kinds = ['raw', 'chorus'] as const
+
+  if (phases.includes('latency')) {
+    const rows: string[] = []
+    for (const kind of kinds) {
+      const stop = await startDeliverer(kind)
+      try {
+        reset()
+        const { committed, offered } = await offer(commits[kind], rate * seconds)
+        const lost = await waitForAll(committed.keys(), committed.size)
+        const latencies = [...committed].map(([id, at]) => Math.max(0, (received.get(id) ?? Number.NaN) - at)).filter(Number.isFinite).sort((a, b) => a - b)
+        const line = { kind, offered: Math.round(offered), delivered: latencies.length, lost, duplicates, p50: percentile(latencies, 50).toFixed(1), p99: percentile(latencies, 99).toFixed(1), max: latencies.at(-1)!.toFixed(1) }
+        console.log(line)
+        rows.push(`| ${kind === 'raw' ? 'raw baseline' : 'Chorus'} | ${line.offered} | ${line.delivered} | ${line.lost} | ${line.duplicates} | ${line.p50} ms | ${line.p99} ms | ${line.max} ms |`)
+      } finally {
+        await stop()
+      }
+    }
+    await writeSection('Webhooks: delivery latency at 500 events/s', [
+      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s, to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, fan-out, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
+      '',
+      '| deliverer | offered events/s | delivered | lost | duplicates | latency p50 | p99 | max |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
+
+  if (phases.includes('throughput')) {
+    const rows: string[] = []
+    let rawRate = 0
+    for (const kind of kinds) {
+      reset()
+      const ids: string[] = []
+      for (let start = 0; start < backlog; start += 1000) {
+        const batch = Array.from({ length: Math.min(1000, backlog - start) }, (_, j) => ({ id: newId('event'), type: 'post.created', data: data(start + j) }))
+        ids.push(...batch.map((row) => row.id))
+        if (kind === 'chorus') await database.db.insert(events).values(batch.map((row) => ({ ...row, workspaceId: workspace.id })))
+        else await raw`insert into bench_raw_events ${raw(batch.map((row) => ({ ...row, data: raw.json(row.data) })), 'id', 'type', 'data')}`
+      }
+      const startedAt = now()
+      const stop = await startDeliverer(kind)
+      try {
+        const lost = await waitForAll(ids, ids.length)
+        const times = [...received.values()].sort((a, b) => a - b)
+        const perSecond = (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000)
+        if (kind === 'raw') rawRate = perSecond
+        const line = { kind, backlog: ids.length, delivered: received.size, lost, duplicates, perSecond: Math.round(perSecond), drainedIn: ((times.at(-1)! - startedAt) / 1000).toFixed(1) }
+        console.log(line)
+        rows.push(`| ${kind === 'raw' ? 'raw baseline' : 'Chorus'} | ${line.backlog} | ${line.delivered} | ${line.lost} | ${line.duplicates} | **${line.perSecond}** | ${line.drainedIn} s | ${kind === 'raw' ? '1.00×' : `${(perSecond / rawRate).toFixed(2)}×`} |`)
+      } finally {
+        await stop()
+      }
+    }
+    await writeSection('Webhooks: sustained deliveries per second', [
+      `A backlog of ${backlog.toLocaleString('en')} events committed (1,000 per transaction) while the deliverer is down, then the deliverer started on core 0; the receiver (Bun.serve, answers 200 at once) on core 1. Deliveries per second run from the first receipt to the last; "drained in" counts from the start of the process. Goal: Chorus ≥ 5,000 deliveries/s, none lost or duplicated.`,
+      '',
+      '| deliverer | backlog | delivered | lost | duplicates | deliveries/s | drained in | against raw |',
+      '|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
 } finally {
-  child?.kill('SIGTERM')
-  await child?.exited
   receiver.stop(true)
+  await raw.end()
   await database.close()
   await server.unsafe(`drop database if exists ${name} with (force)`)
   await server.end()

@@ -20,8 +20,17 @@ export function processCount(config: Config, cores = navigator.hardwareConcurren
   return config.webConcurrency || cores
 }
 
-/** True in a process the supervisor started (and in a single-process server). */
+/** True in a process the supervisor started. */
 export const isSupervised = () => process.env[PROCESS_INDEX_ENV] !== undefined
+
+/** Calls `stop` once the supervisor's end of stdin closes: a server process never outlives its supervisor. */
+export function stopWithSupervisor(stop: () => void) {
+  void (async () => {
+    const reader = Bun.stdin.stream().getReader()
+    while (!(await reader.read()).done);
+    stop()
+  })().catch(stop)
+}
 
 /** Runs `count` server processes until a signal stops them all; exits with 0 when each stopped cleanly. */
 export async function superviseProcesses(count: number, env: Record<string, string>, log: Logger): Promise<never> {
@@ -33,7 +42,8 @@ export async function superviseProcesses(count: number, env: Record<string, stri
     const startedAt = Date.now()
     const child = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
       env: { ...process.env, ...env, [PROCESS_INDEX_ENV]: String(index) },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      // The child watches this pipe: when the supervisor is gone (even SIGKILLed) it reads end-of-file and stops.
+      stdio: ['pipe', 'inherit', 'inherit'],
       onExit(_, code, signal) {
         running.delete(index)
         if (stopping) return

@@ -1,5 +1,5 @@
 import { createApp } from './app.ts'
-import { isSupervised, processCount, PROCESS_INDEX_ENV, superviseProcesses } from './cluster.ts'
+import { isSupervised, processCount, PROCESS_INDEX_ENV, stopWithSupervisor, superviseProcesses } from './cluster.ts'
 import { createLogger } from './lib/log.ts'
 import { startEventDispatcher } from './events/dispatch.ts'
 import { startNotificationMailer } from './modules/notifications/mailer.ts'
@@ -37,6 +37,11 @@ async function main() {
     if (stopping) return
     stopping = true
     ctx.log.info('shutting down', { signal })
+    // A loop stuck on a database that is gone must not keep the process alive for ever.
+    setTimeout(() => {
+      ctx.log.error('shutdown did not finish in 15 s; exiting', { signal })
+      process.exit(1)
+    }, 15_000).unref()
     // Stop accepting, let in-flight requests finish, let the worker record attempts in flight, then close the pool.
     await app.stop()
     await webhooks?.stop()
@@ -48,6 +53,7 @@ async function main() {
   }
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
+  if (isSupervised()) stopWithSupervisor(() => void shutdown('supervisor exited'))
   dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
   webhooks = await startWebhookRunner(ctx)
   mailer = startNotificationMailer(ctx)

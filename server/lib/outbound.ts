@@ -145,6 +145,13 @@ function underBase(url: URL, base: URL): boolean {
 /** The body up to `limit` bytes; the rest is never read. */
 async function readCapped(response: Response, limit: number, signal: AbortSignal): Promise<{ body: Uint8Array<ArrayBuffer>; truncated: boolean }> {
   if (!response.body) return { body: new Uint8Array(0), truncated: false }
+  // A body announced as small enough is read whole (the common, cheap case); the timeout still aborts it.
+  const announced = Number(response.headers.get('content-length') ?? Number.NaN)
+  if (!response.headers.has('content-encoding') && Number.isInteger(announced) && announced <= limit) {
+    const body = new Uint8Array(await response.arrayBuffer())
+    if (body.length <= limit) return { body, truncated: false }
+    return { body: body.slice(0, limit), truncated: true }
+  }
   const reader = response.body.getReader()
   const aborted = new Promise<never>((_, reject) => {
     if (signal.aborted) reject(signal.reason)

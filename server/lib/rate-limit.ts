@@ -53,7 +53,7 @@ export function redisRateLimiter(url: string): RateLimiter {
     async hit(key, limit, windowSeconds) {
       const now = Date.now()
       const window = Math.floor(now / (windowSeconds * 1000))
-      const redisKey = `chorus:rl:${key}:${window}`
+      const redisKey = `chorus:rl:${counterKey(key, windowSeconds)}:${window}`
       const count = await client.incr(redisKey)
       if (count === 1) await client.expire(redisKey, windowSeconds + 1)
       return result(count, limit, windowSeconds, now)
@@ -61,6 +61,12 @@ export function redisRateLimiter(url: string): RateLimiter {
     close: () => client.close(),
   }
 }
+
+/**
+ * Keys name e-mail addresses, IPs and ids; the shared stores keep only a SHA-256 of them, so no
+ * counter holds personal data in clear (and each is gone a window after it ends).
+ */
+export const counterKey = (key: string, windowSeconds: number) => new Bun.CryptoHasher('sha256').update(`${key}:${windowSeconds}`).digest('base64url')
 
 /** About one hit in this many also deletes the windows that have ended. */
 const PURGE_ONE_IN = 1000
@@ -76,7 +82,7 @@ export function postgresRateLimiter(db: Db): RateLimiter {
       const now = Date.now()
       const window = Math.floor(now / (windowSeconds * 1000))
       const [row] = await db.insert(rateLimitCounters)
-        .values({ key: `${key}:${windowSeconds}`, window, count: 1, expiresAt: new Date((window + 1) * windowSeconds * 1000) })
+        .values({ key: counterKey(key, windowSeconds), window, count: 1, expiresAt: new Date((window + 1) * windowSeconds * 1000) })
         .onConflictDoUpdate({ target: [rateLimitCounters.key, rateLimitCounters.window], set: { count: sql`${rateLimitCounters.count} + 1` } })
         .returning({ count: rateLimitCounters.count })
       if (Math.random() * PURGE_ONE_IN < 1) void db.delete(rateLimitCounters).where(lt(rateLimitCounters.expiresAt, sql`now()`)).catch(() => {})

@@ -10,6 +10,7 @@ import { createApp } from '../../server/app.ts'
 import { getConfig } from '../../server/config.ts'
 import type { Database } from '../../server/db/client.ts'
 import { rowsOf } from '../../server/db/client.ts'
+import { counterKey } from '../../server/lib/rate-limit.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, freshRateWindow, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
 import { eventually } from '../helpers/receiver.ts'
@@ -125,6 +126,14 @@ describe('errors', () => {
     expect((await cluster.stderr).trim()).toBe('Invalid configuration: WEB_CONCURRENCY: must be a whole number, got "many"')
   })
 
+  test('a supervisor killed outright takes its server processes with it (none is left serving on its own)', async () => {
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(await freePort()), WEB_CONCURRENCY: '2' })
+    const pids = (await eventually(() => cluster.listening().length === 2 && cluster.listening(), 30_000, 'two listening processes')).map((line) => line.pid as number)
+    cluster.child.kill('SIGKILL')
+    await eventually(() => pids.every((pid) => { try { return process.kill(pid, 0) && false } catch { return true } }), 20_000, 'the server processes gone')
+    expect(cluster.lines.filter((line) => line.msg === 'shutting down').map((line) => line.signal)).toEqual(['supervisor exited', 'supervisor exited'])
+  }, 60_000)
+
   test('the embedded database runs one process whatever WEB_CONCURRENCY says, and says so', async () => {
     const dataDir = await mkdtemp(`${tmpdir()}/chorus-procs-`)
     try {
@@ -179,7 +188,7 @@ describe('security', () => {
     }
     // The counters live in the database, one row per key and window, not in either process.
     const [{ id }] = rowsOf<{ id: string }>(await h.db.execute(sql`select id from api_keys where name = 'budget'`)) as [{ id: string }]
-    const rows = rowsOf<{ count: number }>(await h.db.execute(sql`select count from rate_limit_counters where key = ${`key:${id}:60`}`))
+    const rows = rowsOf<{ count: number }>(await h.db.execute(sql`select count from rate_limit_counters where key = ${counterKey(`key:${id}`, 60)}`))
     expect(rows.map((row) => row.count)).toEqual([8])
   }, 60_000)
 })

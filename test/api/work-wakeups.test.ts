@@ -107,9 +107,9 @@ describe('errors', () => {
     await hook('/slow')
     await newPost('Slow receiver')
     await receiver.waitFor('/slow', 1, 1000)
-    // Only what the attempt's end records may run; a polling loop would send dozens of claims meanwhile.
+    // The wake-ups of its own post (event, then delivery) may still run a round or two; a polling loop would send hundreds of claims meanwhile.
     const during = await statementsDuring(1000)
-    expect(during.filter((statement) => /for update of d skip locked/.test(statement)).length).toBeLessThanOrEqual(2)
+    expect(during.filter((statement) => /for update of d skip locked/.test(statement)).length).toBeLessThanOrEqual(6)
   })
 })
 

@@ -2,7 +2,7 @@
 // events into deliveries is subscriber.ts). Plain functions over the database, run by whichever thread owns the delivery loop.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
-import { events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { events, webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
 import { releaseChatClaims } from '../integrations/delivery.ts'
@@ -93,12 +93,22 @@ export async function claimDeliveries(db: Db, owner: number, limit: number, secr
   const now = Date.now()
   // An endpoint deleted since the claim took its deliveries with it (cascade): nothing to send.
   const live = claimed.filter((row) => endpointsById.has(row.webhook_id) && eventsById.has(row.event_id))
+  // Each endpoint's secrets are opened once per claim, however many of its deliveries it holds.
+  const secretsOf = new Map<string, Promise<string[]>>()
+  const signingSecrets = (endpoint: typeof endpointRows[number]) => {
+    let opened = secretsOf.get(endpoint.id)
+    if (!opened) {
+      const context = sealContext.webhookSecret(endpoint.id)
+      const sealed = [endpoint.secret]
+      if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) sealed.push(endpoint.previousSecret)
+      secretsOf.set(endpoint.id, (opened = Promise.all(sealed.map((secret) => secrets.unseal(secret, context)))))
+    }
+    return opened
+  }
   return Promise.all(live.map(async (row) => {
     const endpoint = endpointsById.get(row.webhook_id)!
     const event = eventsById.get(row.event_id)!
-    const context = sealContext.webhookSecret(endpoint.id)
-    const signing = [await secrets.unseal(endpoint.secret, context)]
-    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) signing.push(await secrets.unseal(endpoint.previousSecret, context))
+    const signing = await signingSecrets(endpoint)
     return {
       webhookId: row.webhook_id,
       eventId: row.event_id,
@@ -146,25 +156,21 @@ export async function recordAttempts(db: Db, owner: number, attempts: Attempt[],
     const kept = new Set(live.map((row) => row.id))
     const rows = outcomes.filter(({ job }) => kept.has(job.webhookId))
     if (!rows.length) return
-    await tx.insert(webhookDeliveryLogs).values(rows.map(({ job, result }) => ({
-      id: newId('deliveryLog'),
-      webhookId: job.webhookId,
-      eventId: job.eventId,
-      eventType: job.eventType,
-      attempt: job.attempt,
-      success: result.success,
-      responseStatus: result.status,
-      responseBody: result.body,
-      error: result.error,
-      durationMs: result.durationMs,
-      sentBy: settings.sentBy,
-    })))
-    const values = sql.join(rows.map(({ job, outcome }) =>
-      sql`(${job.webhookId}, ${job.eventId}, ${outcome.status}, ${job.attempt}::int, ${outcome.nextAttemptAt?.toISOString() ?? null}::timestamptz)`), sql`, `)
+    // One array parameter per column (unnest), so a batch of hundreds is a handful of parameters to build and bind.
+    // Every column goes as text[] and is cast in SQL: the drivers infer an array's type from its elements, not alike for booleans.
+    const column = (pick: (row: (typeof rows)[number]) => string | number | boolean | null) => sql.param(rows.map((row) => { const value = pick(row); return value === null ? null : String(value) }))
+    await tx.execute(sql`
+      insert into webhook_delivery_logs (id, webhook_id, event_id, event_type, attempt, success, response_status, response_body, error, duration_ms, sent_by)
+      select *, ${settings.sentBy}::text from unnest(
+        ${column(() => newId('deliveryLog'))}::text[], ${column(({ job }) => job.webhookId)}::text[], ${column(({ job }) => job.eventId)}::text[],
+        ${column(({ job }) => job.eventType)}::text[], ${column(({ job }) => job.attempt)}::text[]::int[], ${column(({ result }) => result.success)}::text[]::boolean[],
+        ${column(({ result }) => result.status)}::text[]::int[], ${column(({ result }) => result.body)}::text[], ${column(({ result }) => result.error)}::text[],
+        ${column(({ result }) => result.durationMs)}::text[]::int[])`)
     await tx.execute(sql`
       update webhook_deliveries d set status = v.status, attempts = v.attempts, next_attempt_at = coalesce(v.next_attempt_at, now()),
         manual = false, lease_owner = null, lease_until = null, updated_at = now()
-      from (values ${values}) as v(webhook_id, event_id, status, attempts, next_attempt_at)
+      from unnest(${column(({ job }) => job.webhookId)}::text[], ${column(({ job }) => job.eventId)}::text[], ${column(({ outcome }) => outcome.status)}::text[],
+        ${column(({ job }) => job.attempt)}::text[]::int[], ${column(({ outcome }) => outcome.nextAttemptAt?.toISOString() ?? null)}::text[]::timestamptz[]) as v(webhook_id, event_id, status, attempts, next_attempt_at)
       where d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.lease_owner = ${owner}`)
     for (const { job } of rows.filter((row) => row.outcome.disable)) await disableEndpoint(tx, job.webhookId, 'The receiver answered 410 Gone')
   })

@@ -8,8 +8,21 @@ export function newSecret(): string {
   return PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')
 }
 
+/** Imported HMAC keys by secret: a busy endpoint signs thousands of deliveries with the same one. */
+const keys = new Map<string, Promise<CryptoKey>>()
+const KEYS_KEPT = 1000
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret)
+  if (!key) {
+    if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!)
+    keys.set(secret, (key = crypto.subtle.importKey('raw', Buffer.from(secret.slice(PREFIX.length), 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])))
+  }
+  return key
+}
+
 async function sign(secret: string, signed: Uint8Array<ArrayBuffer>): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', Buffer.from(secret.slice(PREFIX.length), 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
+  const key = await hmacKey(secret)
   return `v1,${Buffer.from(await crypto.subtle.sign('HMAC', key, signed)).toString('base64')}`
 }
 
