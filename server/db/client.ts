@@ -1,7 +1,5 @@
-import { PGlite } from '@electric-sql/pglite'
+import type { PGlite as PGliteClass } from '@electric-sql/pglite'
 import { sql } from 'drizzle-orm'
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -45,6 +43,10 @@ export interface DatabaseOptions {
 export function openDatabase(databaseUrl: string | undefined, dataDir: string, options: DatabaseOptions = {}): Database {
   const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined
   if (databaseUrl === undefined || databaseUrl.startsWith('memory:') || databaseUrl.startsWith('file:')) {
+    // Loaded only here: a PostgreSQL process (and its webhook worker) never pays PGlite's ~10 MB.
+    const { PGlite } = require('@electric-sql/pglite') as { PGlite: typeof PGliteClass }
+    const { drizzle: drizzlePglite } = require('drizzle-orm/pglite') as typeof import('drizzle-orm/pglite')
+    const { migrate: migratePglite } = require('drizzle-orm/pglite/migrator') as typeof import('drizzle-orm/pglite/migrator')
     const location = databaseUrl === undefined ? `${dataDir}/pglite` : databaseUrl.startsWith('file:') ? new URL(databaseUrl).pathname : undefined
     const client = new PGlite(location, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
     const db = drizzlePglite(client, { schema, logger }) as unknown as Db

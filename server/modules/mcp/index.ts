@@ -1,15 +1,25 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { bearerAccess, readApiKey, SCOPES, type BearerResolved } from '../../plugins/auth.ts'
 import { JsonRpcResponse, ProtectedResource } from './model.ts'
-import { CHANGELOG_TOOLS } from '../changelog/mcp.ts'
-import { TOOLS as POST_TOOLS, type Tool } from './tools.ts'
+import type { Tool } from './tools.ts'
 
-const TOOLS: Tool[] = [...POST_TOOLS, ...CHANGELOG_TOOLS]
+/**
+ * The MCP SDK and the tools' zod schemas (~25 MB of memory) load on the first `/mcp` request, not
+ * at start-up: most processes never serve one.
+ */
+function mcpRuntime() {
+  const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js') as typeof import('@modelcontextprotocol/sdk/server/mcp.js')
+  const { WebStandardStreamableHTTPServerTransport } = require('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')
+  const { TOOLS } = require('./tools.ts') as typeof import('./tools.ts')
+  const { CHANGELOG_TOOLS } = require('../changelog/mcp.ts') as typeof import('../changelog/mcp.ts')
+  const tools: Tool[] = [...TOOLS, ...CHANGELOG_TOOLS]
+  return { McpServer, WebStandardStreamableHTTPServerTransport, tools, byName: new Map(tools.map((tool) => [tool.name, tool])) }
+}
+let runtime: ReturnType<typeof mcpRuntime> | undefined
+const loaded = () => (runtime ??= mcpRuntime())
 
 const tags = ['MCP']
 const SERVER_INFO = { name: 'chorus', title: 'Chorus feedback', version: '1.0.0' }
@@ -25,7 +35,6 @@ export const mcpModule = (ctx: AppContext) => {
   const resource = `${ctx.config.baseUrl}/mcp`
   const metadataUrl = `${ctx.config.baseUrl}/.well-known/oauth-protected-resource`
   const challenge = (extra = '') => `Bearer resource_metadata="${metadataUrl}"${extra}`
-  const byName = new Map(TOOLS.map((tool) => [tool.name, tool]))
 
   const metadata = () => ({
     resource,
@@ -50,8 +59,9 @@ export const mcpModule = (ctx: AppContext) => {
 
   /** A fresh server per request: the transport is stateless, so any process can answer any request. */
   function serverFor(resolved: BearerResolved) {
+    const { McpServer, tools } = loaded()
     const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS })
-    for (const tool of TOOLS) {
+    for (const tool of tools) {
       server.registerTool(tool.name, {
         title: tool.title,
         description: `${tool.description} Needs the ${tool.scope} scope.`,
@@ -71,7 +81,7 @@ export const mcpModule = (ctx: AppContext) => {
     for (const entry of messages) {
       const request = entry as { method?: unknown; params?: { name?: unknown } } | null
       if (request?.method !== 'tools/call' || typeof request.params?.name !== 'string') continue
-      const tool = byName.get(request.params.name)
+      const tool = loaded().byName.get(request.params.name)
       if (!tool) continue
       try {
         bearer.authorize(resolved, { scope: tool.scope }, undefined, false)
@@ -115,7 +125,7 @@ export const mcpModule = (ctx: AppContext) => {
       }
 
       const server = serverFor(resolved)
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      const transport = new (loaded().WebStandardStreamableHTTPServerTransport)({ sessionIdGenerator: undefined, enableJsonResponse: true })
       await server.connect(transport)
       try {
         return await transport.handleRequest(request, { parsedBody: message })
