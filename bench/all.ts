@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, one after another (they load the same cores, so never in parallel).
 // Add a new benchmark by adding its file name here; each one rewrites its own section of BENCHMARKS.md.
-const BENCHMARKS = ['http', 'webhooks', 'export', 'posts', 'portal']
+const BENCHMARKS = ['http', 'webhooks', 'export', 'posts', 'portal', 'idle']
 
 const only = process.argv.slice(2)
 const failed: string[] = []

@@ -40,7 +40,11 @@ export interface DispatcherOptions {
   listenForWork?: ListenForWork
   /** The longest idle sleep (default: the backstop of server/db/work.ts). */
   pollMs?: number
+  /** How long after a wake-up it dispatches (default 50 ms). */
+  backupDelayMs?: number
 }
+
+const BACKUP_DELAY_MS = 50
 
 /** Dispatches in a loop until stopped: at once while there is work, else when an event commits. */
 export function startEventDispatcher(options: DispatcherOptions): EventDispatcher {
@@ -56,7 +60,12 @@ export function startEventDispatcher(options: DispatcherOptions): EventDispatche
         if (stopped) break
         options.log.error('event dispatcher', { error: String(error) })
       }
-      if (!dispatched && !stopped) await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
+      if (!dispatched && !stopped) {
+        await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
+        // The delivery loop dispatches as soon as it wakes; this one only backs it up, so it lets a burst
+        // gather (and usually finds it done) instead of racing it with a transaction per commit.
+        if (!stopped) await Bun.sleep(options.backupDelayMs ?? BACKUP_DELAY_MS)
+      }
     }
     await waker.close()
   })()

@@ -146,7 +146,11 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       let busy = false
       try {
         busy = await round()
-        if (!stopped && !busy) await waker.sleep(inFlight.size >= maxInFlight ? pollMs : await idleMs())
+        if (!stopped && !busy) {
+          await waker.sleep(inFlight.size >= maxInFlight ? pollMs : await idleMs())
+          // Commits come in bursts: a breath after the wake-up lets one round take the whole burst.
+          await Bun.sleep(BUSY_PAUSE_MS)
+        }
       } catch (error) {
         if (stopped) break
         log.error('webhook delivery loop', { error: describeError(error) })
