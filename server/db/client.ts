@@ -1,5 +1,5 @@
 import type { PGlite as PGliteClass } from '@electric-sql/pglite'
-import { sql } from 'drizzle-orm'
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -163,3 +163,13 @@ export function isUniqueViolation(error: unknown): boolean {
   const cause = (error as { cause?: { code?: string } })?.cause ?? error
   return (cause as { code?: string })?.code === '23505'
 }
+
+/**
+ * `column = any($1::text[])`: one array parameter however many values, so the statement's text (and
+ * the prepared plan behind it) is the same for a list of 1 or of 500, where `inArray` makes one
+ * statement per length. For the batch paths (dispatch, claims, attempt records).
+ */
+export function anyOf(column: AnyColumn | SQL, values: readonly string[]): SQL {
+  return sql`${column} = any(${sql.param([...values])}::text[])`
+}
+

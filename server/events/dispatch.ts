@@ -8,8 +8,8 @@
 // new event reaches its webhook deliveries whichever loop wakes first; on
 // Postgres that loop runs in the worker thread. Notifications therefore never wait on the worker:
 // if it is down, the main thread still fans out (webhook deliveries then wait for the worker).
-import { inArray, sql } from 'drizzle-orm'
-import { rowsOf, type Db } from '../db/client.ts'
+import { sql } from 'drizzle-orm'
+import { anyOf, rowsOf, type Db } from '../db/client.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
 import type { Logger } from '../lib/log.ts'
 import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../db/work.ts'
@@ -22,10 +22,10 @@ export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly 
     const queued = rowsOf<{ event_id: string }>(await tx.execute(sql`select event_id from event_dispatch order by event_id limit ${limit} for update skip locked`))
     if (!queued.length) return 0
     const ids = queued.map((row) => row.event_id)
-    const rows = await tx.select().from(events).where(inArray(events.id, ids))
+    const rows = await tx.select().from(events).where(anyOf(events.id, ids))
     for (const subscriber of subscribers) await subscriber.fanOut(tx, rows)
-    await tx.delete(eventDispatch).where(inArray(eventDispatch.eventId, ids))
-    return ids.length
+    await tx.delete(eventDispatch).where(anyOf(eventDispatch.eventId, ids))
+    return queued.length
   })
 }
 

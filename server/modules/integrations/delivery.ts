@@ -2,7 +2,7 @@
 // outbox event out to the matching channel mappings (in its transaction), the delivery loop leases due
 // jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client.ts'
+import { anyOf, type Db, type Tx } from '../../db/client.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Sealer } from '../../lib/secrets.ts'
@@ -39,7 +39,7 @@ export async function queueChatDeliveries(tx: Db | Tx, rows: OutboxEvent[]) {
   if (!mappings.length) return
   const postIds = [...new Set(rows.map((row) => (row.data as Data).post?.board_id ? undefined : (row.data as Data).post_id).filter((id): id is string => typeof id === 'string'))]
   const boardsByPost = new Map(postIds.length
-    ? (await tx.select({ id: posts.id, boardId: posts.boardId }).from(posts).where(inArray(posts.id, postIds))).map((row) => [row.id, row.boardId])
+    ? (await tx.select({ id: posts.id, boardId: posts.boardId }).from(posts).where(anyOf(posts.id, postIds))).map((row) => [row.id, row.boardId])
     : [])
   const jobs = rows.flatMap((event) => mappings
     .filter((mapping) => mapping.workspaceId === event.workspaceId && mapping.events.includes(event.type)
@@ -69,8 +69,8 @@ export async function claimChatDeliveries(db: Db, owner: number, limit: number):
     db.select({ mapping: chatChannelMappings, integration: integrations, slug: workspaces.slug }).from(chatChannelMappings)
       .innerJoin(integrations, eq(integrations.id, chatChannelMappings.integrationId))
       .innerJoin(workspaces, eq(workspaces.id, chatChannelMappings.workspaceId))
-      .where(inArray(chatChannelMappings.id, [...new Set(claimed.map((row) => row.mapping_id))])),
-    db.select().from(events).where(inArray(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+      .where(anyOf(chatChannelMappings.id, [...new Set(claimed.map((row) => row.mapping_id))])),
+    db.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
   ])
   const mappingsById = new Map(mappingRows.map((row) => [row.mapping.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))

@@ -1,7 +1,7 @@
 // The durable side of delivery: leased claims and the outcome of each attempt (fan-out of outbox
 // events into deliveries is subscriber.ts). Plain functions over the database, run by whichever thread owns the delivery loop.
-import { and, eq, inArray, sql } from 'drizzle-orm'
-import { rowsOf, type Db, type Tx } from '../../db/client.ts'
+import { and, eq, sql } from 'drizzle-orm'
+import { anyOf, rowsOf, type Db, type Tx } from '../../db/client.ts'
 import { events, webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
@@ -85,8 +85,8 @@ export async function claimDeliveries(db: Db, owner: number, limit: number, secr
   if (!claimed.length) return []
 
   const [endpointRows, eventRows] = await Promise.all([
-    db.select().from(webhooks).where(inArray(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
-    db.select().from(events).where(inArray(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+    db.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
+    db.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
   ])
   const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))
@@ -152,7 +152,7 @@ export async function recordAttempts(db: Db, owner: number, attempts: Attempt[],
   await db.transaction(async (tx) => {
     // An endpoint deleted while its attempt was in flight takes its logs with it; one such attempt must
     // not sink the batch. FOR SHARE holds the others until the logs are in.
-    const live = await tx.select({ id: webhooks.id }).from(webhooks).where(inArray(webhooks.id, [...new Set(outcomes.map(({ job }) => job.webhookId))])).for('share')
+    const live = await tx.select({ id: webhooks.id }).from(webhooks).where(anyOf(webhooks.id, [...new Set(outcomes.map(({ job }) => job.webhookId))])).for('share')
     const kept = new Set(live.map((row) => row.id))
     const rows = outcomes.filter(({ job }) => kept.has(job.webhookId))
     if (!rows.length) return

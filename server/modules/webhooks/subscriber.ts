@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 
@@ -13,6 +13,11 @@ export const webhookSubscriber: EventSubscriber = {
     const jobs = rows.flatMap((event) => endpoints
       .filter((endpoint) => endpoint.workspaceId === event.workspaceId && endpoint.events.includes(event.type))
       .map((endpoint) => ({ webhookId: endpoint.id, eventId: event.id })))
-    if (jobs.length) await tx.insert(webhookDeliveries).values(jobs).onConflictDoNothing()
+    // Two array parameters however many deliveries: a batch of 500 events is not 500 rows of parameters to build.
+    if (jobs.length) {
+      await tx.execute(sql`insert into ${webhookDeliveries} (webhook_id, event_id)
+        select * from unnest(${sql.param(jobs.map((job) => job.webhookId))}::text[], ${sql.param(jobs.map((job) => job.eventId))}::text[])
+        on conflict do nothing`)
+    }
   },
 }
