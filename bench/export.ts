@@ -4,26 +4,21 @@
 // and the server's peak RSS growth over its idle RSS (sampled from /proc every 10 ms); the goal is < 50 MB.
 // Usage: npm run bench:export   (needs a Postgres at BENCH_POSTGRES_URL, default 127.0.0.1:5432).
 import { desc, eq, sql } from 'drizzle-orm'
-import postgres from 'postgres'
 import { openDatabase } from '../server/db/client.ts'
 import { boards, emailOutbox, statuses } from '../server/db/schema/index.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { EXPORT_PAGE_SIZE } from '../server/modules/exports/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { startServerProcess } from '../test/helpers/server-process.ts'
+import { benchDatabase } from './database.ts'
 import { writeSection } from './report.ts'
 
-const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const POSTS = Number(process.env.BENCH_POSTS ?? 100_000)
 const SECRET = 'bench-secret-key-that-is-long-enough-0123456789'
 const OWNER = 'export-bench@example.com'
 
-const name = `chorus_bench_export_${Date.now().toString(36)}`
-const server = postgres(admin, { max: 1, onnotice: () => {} })
-await server.unsafe(`create database ${name}`)
-const url = new URL(admin)
-url.pathname = `/${name}`
-const databaseUrl = url.toString()
+const bench = await benchDatabase('chorus_bench_export')
+const databaseUrl = bench.url
 const database = openDatabase(databaseUrl, '')
 
 const rssKb = async (pid: number) => Number((await Bun.file(`/proc/${pid}/status`).text()).match(/VmRSS:\s+(\d+)/)?.[1])
@@ -119,6 +114,5 @@ try {
   child?.kill('SIGTERM')
   await child?.exited
   await database.close()
-  await server.unsafe(`drop database if exists ${name} with (force)`)
-  await server.end()
+  await bench.drop()
 }

@@ -1,7 +1,6 @@
 // GET /api/v1/posts/:id through Chorus (Elysia + drizzle, prepared hot path) against a raw Bun.serve +
 // postgres.js handler doing the same work, on one fresh Postgres database. Servers are pinned to core 0
 // and wrk to core 1. Usage: npm run bench:http   (needs wrk and a Postgres at BENCH_POSTGRES_URL).
-import postgres from 'postgres'
 import { createApiKey } from '../server/modules/api-keys/service.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { createPost } from '../server/modules/posts/service.ts'
@@ -9,16 +8,12 @@ import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { openDatabase } from '../server/db/client.ts'
 import { boards, labels } from '../server/db/schema/index.ts'
 import { newId } from '../server/lib/ids.ts'
+import { benchDatabase } from './database.ts'
 import { writeSection } from './report.ts'
 
-const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const name = `chorus_bench_${Date.now().toString(36)}`
-const server = postgres(admin, { max: 1, onnotice: () => {} })
-await server.unsafe(`create database ${name}`)
-const url = new URL(admin)
-url.pathname = `/${name}`
-const databaseUrl = url.toString()
+const bench = await benchDatabase('chorus_bench')
+const databaseUrl = bench.url
 
 async function seed() {
   const database = openDatabase(databaseUrl, '')
@@ -90,6 +85,5 @@ try {
     `Chorus runs at **${ratio.toFixed(2)}×** the raw baseline in the same run.`,
   ])
 } finally {
-  await server.unsafe(`drop database if exists ${name} with (force)`)
-  await server.end()
+  await bench.drop()
 }

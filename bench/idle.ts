@@ -6,10 +6,10 @@
 // Usage: npm run bench:idle   (needs a Postgres at BENCH_POSTGRES_URL).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import postgres from 'postgres'
+import type postgres from 'postgres'
+import { benchDatabase } from './database.ts'
 import { writeSection } from './report.ts'
 
-const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.BENCH_SECONDS ?? 20)
 const ROOT = new URL('..', import.meta.url).pathname
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
@@ -64,19 +64,15 @@ async function measure(label: string, command: string[], env: Record<string, str
   }
 }
 
-const server = postgres(admin, { max: 1, onnotice: () => {} })
-const name = `chorus_bench_idle_${Date.now().toString(36)}`
-await server.unsafe(`create database ${name}`)
-const url = new URL(admin)
-url.pathname = `/${name}`
-const watcher = postgres(admin, { max: 1, onnotice: () => {} })
+const bench = await benchDatabase('chorus_bench_idle')
+const { name, admin: watcher } = bench
 const dataDir = await mkdtemp(`${tmpdir()}/chorus-idle-`)
 const rawFile = `${ROOT}bench/.raw-idle.ts`
 await Bun.write(rawFile, RAW)
 try {
   const rows = [
-    await measure('raw Bun.serve + postgres.js (PostgreSQL)', ['bun', rawFile], { DATABASE_URL: url.toString() }, 48301, { sql: watcher, name }),
-    await measure('Chorus on PostgreSQL', ['bun', 'server/index.ts'], { DATABASE_URL: url.toString(), SECRET_KEY: SECRET }, 48302, { sql: watcher, name }),
+    await measure('raw Bun.serve + postgres.js (PostgreSQL)', ['bun', rawFile], { DATABASE_URL: bench.url }, 48301, { sql: watcher, name }),
+    await measure('Chorus on PostgreSQL', ['bun', 'server/index.ts'], { DATABASE_URL: bench.url, SECRET_KEY: SECRET }, 48302, { sql: watcher, name }),
     await measure('Chorus on PGlite (embedded)', ['bun', 'server/index.ts'], { DATA_DIR: dataDir, SECRET_KEY: SECRET }, 48303),
   ]
   await writeSection('Idle: memory and background work', [
@@ -89,7 +85,5 @@ try {
 } finally {
   await rm(rawFile, { force: true })
   await rm(dataDir, { recursive: true, force: true })
-  await watcher.end()
-  await server.unsafe(`drop database if exists ${name} with (force)`)
-  await server.end()
+  await bench.drop()
 }

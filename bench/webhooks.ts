@@ -18,9 +18,9 @@ import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { recordEvent } from '../server/events/outbox.ts'
 import { createWebhook } from '../server/modules/webhooks/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
+import { benchDatabase } from './database.ts'
 import { writeSection } from './report.ts'
 
-const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const rate = Number(process.env.BENCH_RATE ?? 500)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const backlog = Number(process.env.BENCH_BACKLOG ?? 30_000)
@@ -32,12 +32,8 @@ const ROOT = new URL('..', import.meta.url).pathname
 
 Bun.spawnSync(['taskset', '-a', '-cp', '1', String(process.pid)])
 
-const name = `chorus_bench_wh_${Date.now().toString(36)}`
-const server = postgres(admin, { max: 1, onnotice: () => {} })
-await server.unsafe(`create database ${name}`)
-const url = new URL(admin)
-url.pathname = `/${name}`
-const databaseUrl = url.toString()
+const bench = await benchDatabase('chorus_bench_wh')
+const databaseUrl = bench.url
 const database = openDatabase(databaseUrl, '')
 const raw = postgres(databaseUrl, { max: 10, onnotice: () => {} })
 
@@ -185,6 +181,5 @@ try {
   receiver.stop(true)
   await raw.end()
   await database.close()
-  await server.unsafe(`drop database if exists ${name} with (force)`)
-  await server.end()
+  await bench.drop()
 }
