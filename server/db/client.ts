@@ -5,10 +5,11 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { isConnectionError } from './errors.ts'
-import * as schema from './schema/index.ts'
 import { WORK_CHANNEL, type ListenForWork, type WorkTable } from './work.ts'
 
-export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
+// Without drizzle's relational query API (`db.query.*`, unused): each transaction would build one
+// query builder per table of the schema before running its first statement.
+export type Db = PgDatabase<PgQueryResultHKT>
 /** The argument a `db.transaction` callback receives; services accept `Db | Tx` where either works. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
@@ -49,7 +50,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
     const { migrate: migratePglite } = require('drizzle-orm/pglite/migrator') as typeof import('drizzle-orm/pglite/migrator')
     const location = databaseUrl === undefined ? `${dataDir}/pglite` : databaseUrl.startsWith('file:') ? new URL(databaseUrl).pathname : undefined
     const client = new PGlite(location, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
-    const db = drizzlePglite(client, { schema, logger }) as unknown as Db
+    const db = drizzlePglite(client, { logger }) as unknown as Db
     return {
       db,
       driver: 'pglite',
@@ -63,8 +64,10 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
       close: () => client.close(),
     }
   }
-  const client = guardTransactions(preparedStatements(postgres(databaseUrl, { max: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })))
-  const db = drizzlePostgres(client, { schema, logger }) as unknown as Db
+  // connect_timeout: a backend terminated while its connection starts up leaves postgres.js waiting out the
+  // whole connect timeout (30 s by default), and the request, loop round or shutdown that wanted it waits too.
+  const client = guardTransactions(preparedStatements(postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })))
+  const db = drizzlePostgres(client, { logger }) as unknown as Db
   return {
     db,
     driver: 'postgres',

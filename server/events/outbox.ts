@@ -1,6 +1,8 @@
 // The outbox: every change writes its event here in its own transaction; a trigger queues it in
 // `event_dispatch`, and the dispatcher (dispatch.ts) hands it to every subscriber (subscribers.ts).
+import { sql } from 'drizzle-orm'
 import type { Db, Tx } from '../db/client.ts'
+import { compiled } from '../db/compiled.ts'
 import { events } from '../db/schema/index.ts'
 import { newId } from '../lib/ids.ts'
 
@@ -13,12 +15,15 @@ export type EventType = (typeof EVENT_TYPES)[number]
 /** An outbox row as subscribers receive it. */
 export type OutboxEvent = typeof events.$inferSelect
 
+const insertEvent = compiled('insert_event', (db) =>
+  db.insert(events).values({ id: sql.placeholder('id'), workspaceId: sql.placeholder('workspaceId'), type: sql.placeholder('type'), data: sql.placeholder('data') }))
+
 /**
  * Writes an event to the outbox. Call it with the transaction of the change it describes, so a
  * rolled-back change leaves no event and a committed one always has its event (at-least-once delivery).
  */
 export async function recordEvent(tx: Db | Tx, workspaceId: string, type: EventType, data: Record<string, unknown>) {
   const id = newId('event')
-  await tx.insert(events).values({ id, workspaceId, type, data })
+  await insertEvent(tx).execute({ id, workspaceId, type, data })
   return id
 }

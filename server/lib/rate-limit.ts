@@ -1,6 +1,7 @@
 import { RedisClient } from 'bun'
 import { lt, sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
+import { compiled } from '../db/compiled.ts'
 import { rateLimitCounters } from '../db/schema/index.ts'
 
 export interface RateLimitResult {
@@ -76,15 +77,17 @@ const PURGE_ONE_IN = 1000
  * (a prepared statement on an UNLOGGED table) returns the window's count, so every process sees the
  * same budget. Ended windows are deleted now and then by whoever hits.
  */
+const countHit = compiled('count_rate_limit_hit', (db) => db.insert(rateLimitCounters)
+  .values({ key: sql.placeholder('key'), window: sql.placeholder('window'), count: 1, expiresAt: sql.placeholder('expiresAt') })
+  .onConflictDoUpdate({ target: [rateLimitCounters.key, rateLimitCounters.window], set: { count: sql`${rateLimitCounters.count} + 1` } })
+  .returning({ count: rateLimitCounters.count }))
+
 export function postgresRateLimiter(db: Db): RateLimiter {
   return {
     async hit(key, limit, windowSeconds) {
       const now = Date.now()
       const window = Math.floor(now / (windowSeconds * 1000))
-      const [row] = await db.insert(rateLimitCounters)
-        .values({ key: counterKey(key, windowSeconds), window, count: 1, expiresAt: new Date((window + 1) * windowSeconds * 1000) })
-        .onConflictDoUpdate({ target: [rateLimitCounters.key, rateLimitCounters.window], set: { count: sql`${rateLimitCounters.count} + 1` } })
-        .returning({ count: rateLimitCounters.count })
+      const [row] = await countHit(db).execute({ key: counterKey(key, windowSeconds), window, expiresAt: new Date((window + 1) * windowSeconds * 1000) })
       if (Math.random() * PURGE_ONE_IN < 1) void db.delete(rateLimitCounters).where(lt(rateLimitCounters.expiresAt, sql`now()`)).catch(() => {})
       return result(row!.count, limit, windowSeconds, now)
     },

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { apiKeys, endUsers, users } from '../../db/schema/index.ts'
 import { invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -26,15 +27,21 @@ export type Actor =
   | { kind: 'end_user'; endUserId: string; name: string | null; verified: boolean }
   | { kind: 'api_key'; keyId: string; name: string }
 
+const param = sql.placeholder
+const insertAnonymousEndUser = compiled('insert_anonymous_end_user', (db) =>
+  db.insert(endUsers).values({ id: param('id'), workspaceId: param('workspaceId'), email: param('email'), verifiedAt: sql`case when ${param('vouched')}::boolean then now() end` })
+    .onConflictDoNothing({ target: [endUsers.workspaceId, endUsers.email], where: sql`external_id is null` }))
+const anonymousEndUser = compiled('anonymous_end_user', (db) =>
+  db.select().from(endUsers).where(and(eq(endUsers.workspaceId, param('workspaceId')), eq(endUsers.email, param('email')), isNull(endUsers.externalId))))
+
 /**
  * The anonymous end user of an address, created when new. `vouched`: a member or key names it, so the
  * workspace stands behind it and a new identity starts verified; a visitor's own address starts unverified.
  */
 export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail: string, vouched = false) {
   const email = rawEmail.trim().toLowerCase()
-  await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email, verifiedAt: vouched ? sql`now()` : null })
-    .onConflictDoNothing({ target: [endUsers.workspaceId, endUsers.email], where: sql`external_id is null` })
-  const [row] = await db.select().from(endUsers).where(and(eq(endUsers.workspaceId, workspaceId), eq(endUsers.email, email), isNull(endUsers.externalId)))
+  await insertAnonymousEndUser(db).execute({ id: newId('endUser'), workspaceId, email, vouched })
+  const [row] = await anonymousEndUser(db).execute({ workspaceId, email })
   return row!
 }
 

@@ -1,20 +1,29 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { boards, labels, posts, statuses } from '../../db/schema/index.ts'
 import { invalid, notFound } from '../../errors.ts'
 
 // Every lookup is scoped by workspace: an id or slug of another workspace is simply not found.
+// The ones every write runs are compiled once (db/compiled.ts).
+
+const param = sql.placeholder
+const boardBySlug = compiled('board_by_slug', (db) => db.select().from(boards).where(and(eq(boards.workspaceId, param('workspaceId')), eq(boards.slug, param('slug')))))
+const defaultStatus = compiled('default_status', (db) => db.select().from(statuses).where(and(eq(statuses.workspaceId, param('workspaceId')), eq(statuses.isDefault, true))).limit(1))
+const postRow = compiled('post_row', (db) => db.select().from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))))
+const lockedPostRow = compiled('locked_post_row', (db) => db.select().from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))).for('update'))
 
 export async function findBoard(db: Db | Tx, workspaceId: string, slug: string) {
-  const [board] = await db.select().from(boards).where(and(eq(boards.workspaceId, workspaceId), eq(boards.slug, slug)))
+  const [board] = await boardBySlug(db).execute({ workspaceId, slug })
   if (!board) throw notFound('Board')
   return board
 }
 
 /** A status by id or case-insensitive name; without one, the workspace default. */
 export async function resolveStatus(db: Db | Tx, workspaceId: string, ref: string | undefined, loc: (string | number)[] = ['body', 'status']) {
-  const match = ref === undefined ? eq(statuses.isDefault, true) : sql`(${statuses.id} = ${ref} or lower(${statuses.name}) = lower(${ref}))`
-  const [status] = await db.select().from(statuses).where(and(eq(statuses.workspaceId, workspaceId), match)).limit(1)
+  const [status] = ref === undefined
+    ? await defaultStatus(db).execute({ workspaceId })
+    : await db.select().from(statuses).where(and(eq(statuses.workspaceId, workspaceId), sql`(${statuses.id} = ${ref} or lower(${statuses.name}) = lower(${ref}))`)).limit(1)
   if (!status) throw invalid(loc, ref === undefined ? 'The workspace has no default status' : `Unknown status "${ref}"`)
   return status
 }
@@ -29,8 +38,7 @@ export async function resolveLabels(db: Db | Tx, workspaceId: string, slugs: str
 
 /** The post row itself; `lock` takes a row lock for the rest of the transaction. */
 export async function findPost(db: Db | Tx, workspaceId: string, postId: string, lock = false) {
-  const query = db.select().from(posts).where(and(eq(posts.id, postId), eq(posts.workspaceId, workspaceId)))
-  const [post] = lock ? await query.for('update') : await query
+  const [post] = await (lock ? lockedPostRow : postRow)(db).execute({ postId, workspaceId })
   if (!post) throw notFound('Post')
   return post
 }

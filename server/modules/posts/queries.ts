@@ -1,5 +1,6 @@
 import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { boardPostCounts, boards, labels, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
 import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, isUnverifiedEndUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
@@ -7,8 +8,6 @@ import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 
 const { search: _search, trending: _trending, ...postColumns } = getTableColumns(posts)
-
-const isTransaction = (db: Db | Tx): db is Tx => 'rollback' in db
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
@@ -56,20 +55,13 @@ export type PostResponseBody = ReturnType<typeof toPostResponse>
 
 const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPostResponse(row, publicView))
 
-function preparePostLookup(db: Db) {
-  return selectPosts(db).where(and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))).prepare('get_post')
-}
-const preparedLookups = new WeakMap<Db, ReturnType<typeof preparePostLookup>>()
+const byId = and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))
+const postLookup = compiled('get_post', (db) => selectPosts(db).where(byId))
+const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false))))
 
-/** The hot read path (GET /posts/:id) runs a prepared statement; transactions and public reads use the plain query. */
-function lookupPost(db: Db | Tx, workspaceId: string, postId: string, publicView: boolean) {
-  if (publicView || isTransaction(db)) {
-    return selectPosts(db).where(and(eq(posts.id, postId), eq(posts.workspaceId, workspaceId), ...(publicView ? [eq(boards.isPrivate, false)] : [])))
-  }
-  let prepared = preparedLookups.get(db)
-  if (!prepared) preparedLookups.set(db, (prepared = preparePostLookup(db)))
-  return prepared.execute({ id: postId, workspaceId })
-}
+/** One compiled statement, on the pool (GET /posts/:id) or in the transaction of a write that returns the post. */
+const lookupPost = (db: Db | Tx, workspaceId: string, postId: string, publicView: boolean) =>
+  (publicView ? publicPostLookup : postLookup)(db).execute({ id: postId, workspaceId })
 
 /** A post of the workspace, merged ones included (they show `merged_into`); 404 otherwise. One query. */
 export async function getPost(db: Db | Tx, workspaceId: string, postId: string, options: { publicView?: boolean } = {}) {

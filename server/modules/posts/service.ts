@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { members, postLabels, posts, statusChanges } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -35,6 +36,15 @@ function cleanTitle(title: string) {
   return clean
 }
 
+const param = sql.placeholder
+const insertPost = compiled('insert_post', (db) => db.insert(posts).values({
+  id: param('id'), workspaceId: param('workspaceId'), boardId: param('boardId'), title: param('title'), body: param('body'), statusId: param('statusId'),
+  authorUserId: param('authorUserId'), authorEndUserId: param('authorEndUserId'), authorKeyId: param('authorKeyId'), authorName: param('authorName'),
+}))
+const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(statusChanges).values({
+  id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
+}))
+
 /** Creates the post, its labels, its first status-history entry and the `post.created` event in one transaction. */
 export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput) {
   return db.transaction(async (tx) => {
@@ -43,9 +53,9 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const labelRows = await resolveLabels(tx, workspaceId, input.labels ?? [])
     const actor = await resolveActor(tx, workspaceId, caller, input)
     const id = newId('post')
-    await tx.insert(posts).values({ id, workspaceId, boardId: board.id, title: cleanTitle(input.title), body: input.body ?? '', statusId: status.id, ...authorColumns(actor) })
+    await insertPost(tx).execute({ id, workspaceId, boardId: board.id, title: cleanTitle(input.title), body: input.body ?? '', statusId: status.id, ...authorColumns(actor) })
     if (labelRows.length) await tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id })))
-    await tx.insert(statusChanges).values({ id: newId('statusChange'), postId: id, fromStatusId: null, toStatusId: status.id, ...changedBy(caller) })
+    await insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) })
     const post = await getPost(tx, workspaceId, id)
     await recordEvent(tx, workspaceId, 'post.created', { post })
     return post

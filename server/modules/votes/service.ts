@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, not, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { endUsers, posts, users, votes } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -7,6 +8,13 @@ import { recordEvent } from '../../events/outbox.ts'
 import { isUnverifiedEndUser, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { envelope, totalOf, type Page } from '../../lib/paging.ts'
+
+const param = sql.placeholder
+const deleteMemberVote = compiled('delete_member_vote', (db) => db.delete(votes).where(and(eq(votes.postId, param('postId')), eq(votes.userId, param('voterId')))).returning())
+const deleteEndUserVote = compiled('delete_end_user_vote', (db) => db.delete(votes).where(and(eq(votes.postId, param('postId')), eq(votes.endUserId, param('voterId')))).returning())
+const insertVote = compiled('insert_vote', (db) => db.insert(votes).values({ id: param('id'), workspaceId: param('workspaceId'), postId: param('postId'), userId: param('userId'), endUserId: param('endUserId') }))
+const addToVoteCount = compiled('add_to_vote_count', (db) =>
+  db.update(posts).set({ voteCount: sql`${posts.voteCount} + ${param('change')}::int` }).where(eq(posts.id, param('postId'))).returning({ votes: posts.voteCount }))
 
 /**
  * Toggles the voter's vote. The insert-or-delete and the counter update run in one transaction on the
@@ -20,16 +28,17 @@ export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCa
     const post = await findPost(tx, workspaceId, postId, true)
     if (post.mergedIntoId) throw conflict(`This post was merged into ${post.mergedIntoId}; vote there`)
     const actor = await resolveActor(tx, workspaceId, caller, onBehalf)
-    const voter = actor.kind === 'member' ? eq(votes.userId, actor.userId) : actor.kind === 'end_user' ? eq(votes.endUserId, actor.endUserId) : undefined
-    if (!voter) throw invalid(['body', 'email'], 'An API key cannot vote as itself')
+    if (actor.kind === 'api_key') throw invalid(['body', 'email'], 'An API key cannot vote as itself')
+    const userId = actor.kind === 'member' ? actor.userId : null
+    const endUserId = actor.kind === 'end_user' ? actor.endUserId : null
 
-    const [removed] = await tx.delete(votes).where(and(eq(votes.postId, postId), voter)).returning()
+    const [removed] = await (userId ? deleteMemberVote : deleteEndUserVote)(tx).execute({ postId, voterId: userId ?? endUserId })
     let voteId = removed?.id
     if (!removed) {
       voteId = newId('vote')
-      await tx.insert(votes).values({ id: voteId, workspaceId, postId, userId: actor.kind === 'member' ? actor.userId : null, endUserId: actor.kind === 'end_user' ? actor.endUserId : null })
+      await insertVote(tx).execute({ id: voteId, workspaceId, postId, userId, endUserId })
     }
-    const [updated] = await tx.update(posts).set({ voteCount: sql`${posts.voteCount} + ${removed ? -1 : 1}` }).where(eq(posts.id, postId)).returning({ votes: posts.voteCount })
+    const [updated] = await addToVoteCount(tx).execute({ postId, change: removed ? -1 : 1 })
     const voted = !removed
     await recordEvent(tx, workspaceId, voted ? 'vote.created' : 'vote.deleted', {
       vote: { id: voteId, post_id: postId, voter: actor.kind === 'member' ? { type: 'member', id: actor.userId } : { type: 'end_user', id: (actor as { endUserId: string }).endUserId } },
