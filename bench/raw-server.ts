@@ -4,8 +4,8 @@
 // without Redis. Routes (API key in `Authorization: Bearer` except on /public):
 //   GET  /posts/:id                            key check, the post with board/status/author/labels
 //   GET  /boards/:slug/posts?sort=&per_page=&page=   key check, the page with its total (one query)
-//   POST /boards/:slug/posts  {title}          key check; board, default status, post, history, read back, outbox row
-//   POST /posts/:id/votes     {email}          key check; locked post, end user upsert, vote toggle, counter, outbox row
+//   POST /boards/:slug/posts  {title}          key check; board and default status, then post, history and read back (each group pipelined), outbox row
+//   POST /posts/:id/votes     {email}          key check; locked post, end user upsert and read (pipelined), vote delete, insert with counter (pipelined), outbox row
 //   GET  /public/:ws/boards/:slug/posts?sort=   the public page, ETag over the body, 304 on If-None-Match
 import postgres from 'postgres'
 
@@ -112,13 +112,18 @@ Bun.serve({
     if (parts[0] === 'boards' && request.method === 'POST') {
       const input = await request.json() as { title: string; body?: string }
       const post = await sql.begin(async (tx) => {
-        const [board] = await tx`select * from boards where workspace_id = ${auth.workspace_id} and slug = ${parts[1]!}`
-        const [status] = await tx`select * from statuses where workspace_id = ${auth.workspace_id} and is_default limit 1`
+        // Pipelined in the same groups as Chorus: the lookups, then the two inserts with the read-back.
+        const [[board], [status]] = await Promise.all([
+          tx`select * from boards where workspace_id = ${auth.workspace_id} and slug = ${parts[1]!}`,
+          tx`select * from statuses where workspace_id = ${auth.workspace_id} and is_default limit 1`,
+        ])
         const postId = id('post')
-        await tx`insert into posts (id, workspace_id, board_id, title, body, status_id, author_key_id, author_name)
-                 values (${postId}, ${auth.workspace_id}, ${board!.id}, ${input.title.trim()}, ${input.body ?? ''}, ${status!.id}, ${auth.key_id}, ${auth.key_name})`
-        await tx`insert into status_changes (id, post_id, to_status_id, changed_by_key_id) values (${id('sc')}, ${postId}, ${status!.id}, ${auth.key_id})`
-        const [row] = await tx`select ${POST_COLUMNS} from posts p ${POST_JOINS} where p.id = ${postId} and p.workspace_id = ${auth.workspace_id}`
+        const [, , [row]] = await Promise.all([
+          tx`insert into posts (id, workspace_id, board_id, title, body, status_id, author_key_id, author_name)
+             values (${postId}, ${auth.workspace_id}, ${board!.id}, ${input.title.trim()}, ${input.body ?? ''}, ${status!.id}, ${auth.key_id}, ${auth.key_name})`,
+          tx`insert into status_changes (id, post_id, to_status_id, changed_by_key_id) values (${id('sc')}, ${postId}, ${status!.id}, ${auth.key_id})`,
+          tx`select ${POST_COLUMNS} from posts p ${POST_JOINS} where p.id = ${postId} and p.workspace_id = ${auth.workspace_id}`,
+        ])
         const rendered = render(row, false)
         await tx`insert into events (id, workspace_id, type, data) values (${id('evt')}, ${auth.workspace_id}, 'post.created', ${sql.json({ post: rendered })})`
         return rendered
@@ -133,15 +138,16 @@ Bun.serve({
         const [post] = await tx`select * from posts where id = ${postId} and workspace_id = ${auth.workspace_id} for update`
         if (!post) return null
         const address = email.trim().toLowerCase()
-        await tx`insert into end_users (id, workspace_id, email) values (${id('eu')}, ${auth.workspace_id}, ${address}) on conflict (workspace_id, email) where external_id is null do nothing`
-        const [voter] = await tx`select * from end_users where workspace_id = ${auth.workspace_id} and email = ${address} and external_id is null`
+        const [, [voter]] = await Promise.all([
+          tx`insert into end_users (id, workspace_id, email) values (${id('eu')}, ${auth.workspace_id}, ${address}) on conflict (workspace_id, email) where external_id is null do nothing`,
+          tx`select * from end_users where workspace_id = ${auth.workspace_id} and email = ${address} and external_id is null`,
+        ])
         const [removed] = await tx`delete from votes where post_id = ${postId} and end_user_id = ${voter!.id} returning *`
-        let voteId = removed?.id
-        if (!removed) {
-          voteId = id('vote')
-          await tx`insert into votes (id, workspace_id, post_id, end_user_id) values (${voteId}, ${auth.workspace_id}, ${postId}, ${voter!.id})`
-        }
-        const [updated] = await tx`update posts set vote_count = vote_count + ${removed ? -1 : 1} where id = ${postId} returning vote_count`
+        const voteId = removed?.id ?? id('vote')
+        const [, [updated]] = await Promise.all([
+          removed ? undefined : tx`insert into votes (id, workspace_id, post_id, end_user_id) values (${voteId}, ${auth.workspace_id}, ${postId}, ${voter!.id})`,
+          tx`update posts set vote_count = vote_count + ${removed ? -1 : 1} where id = ${postId} returning vote_count`,
+        ])
         await tx`insert into events (id, workspace_id, type, data) values (${id('evt')}, ${auth.workspace_id}, ${removed ? 'vote.deleted' : 'vote.created'},
                  ${sql.json({ vote: { id: voteId, post_id: postId, voter: { type: 'end_user', id: voter!.id } }, votes: updated!.vote_count })})`
         return { voted: !removed, votes: updated!.vote_count }

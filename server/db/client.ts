@@ -12,6 +12,8 @@ import { WORK_CHANNEL, type ListenForWork, type WorkTable } from './work.ts'
 export type Db = PgDatabase<PgQueryResultHKT>
 /** The argument a `db.transaction` callback receives; services accept `Db | Tx` where either works. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+/** Statements started together run in order only on a transaction's one connection; the pool may spread them. */
+export const isTransaction = (db: Db | Tx): db is Tx => 'rollback' in db
 
 export interface Database {
   db: Db

@@ -4,10 +4,10 @@
 //
 // Where it runs: every server process runs the dispatcher loop below in its main thread
 // (startEventDispatcher, from server/index.ts), woken by the NOTIFY each committed event sends
-// (server/db/work.ts). The webhook delivery loop also dispatches at the start of each round, so a
-// new event reaches its webhook deliveries whichever loop wakes first; on
-// Postgres that loop runs in the worker thread. Notifications therefore never wait on the worker:
-// if it is down, the main thread still fans out (webhook deliveries then wait for the worker).
+// (server/db/work.ts). Its fan-out inserts webhook and chat deliveries, whose NOTIFY wakes the delivery
+// loop (the worker thread on Postgres); that loop also dispatches whatever is still queued at the start
+// of each round, so a backlog is fanned out and delivered in the same round. Notifications never wait
+// on the worker: if it is down, the main thread still fans out (webhook deliveries then wait for it).
 import { sql } from 'drizzle-orm'
 import { anyOf, rowsOf, type Db } from '../db/client.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
@@ -40,11 +40,12 @@ export interface DispatcherOptions {
   listenForWork?: ListenForWork
   /** The longest idle sleep (default: the backstop of server/db/work.ts). */
   pollMs?: number
-  /** How long after a wake-up it dispatches (default 50 ms). */
-  backupDelayMs?: number
+  /** How long after a wake-up or a busy round it waits before the next round (default GATHER_MS). */
+  gatherMs?: number
 }
 
-const BACKUP_DELAY_MS = 50
+/** Commits come in bursts: a short wait lets one transaction fan out the whole burst instead of one per commit. */
+const GATHER_MS = 5
 
 /** Dispatches in a loop until stopped: at once while there is work, else when an event commits. */
 export function startEventDispatcher(options: DispatcherOptions): EventDispatcher {
@@ -60,12 +61,8 @@ export function startEventDispatcher(options: DispatcherOptions): EventDispatche
         if (stopped) break
         options.log.error('event dispatcher', { error: String(error) })
       }
-      if (!dispatched && !stopped) {
-        await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
-        // The delivery loop dispatches as soon as it wakes; this one only backs it up, so it lets a burst
-        // gather (and usually finds it done) instead of racing it with a transaction per commit.
-        if (!stopped) await Bun.sleep(options.backupDelayMs ?? BACKUP_DELAY_MS)
-      }
+      if (!dispatched && !stopped) await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
+      if (!stopped) await Bun.sleep(options.gatherMs ?? GATHER_MS)
     }
     await waker.close()
   })()

@@ -39,6 +39,14 @@ describe('happy', () => {
     expect(await boardBySlug(h.db).execute({ workspaceId: ws.id, slug: 'compiled-one' })).toEqual([{ id: 'board_compiled_1', name: 'Compiled one' }])
   })
 
+  test('statements started together in a transaction run in the order started (pipelined on PostgreSQL)', async () => {
+    const [, found] = await h.db.transaction((tx) => Promise.all([
+      insertBoard(tx).execute({ id: 'board_compiled_5', workspaceId: ws.id, slug: 'compiled-five', name: 'Compiled five' }),
+      boardBySlug(tx).execute({ workspaceId: ws.id, slug: 'compiled-five' }),
+    ]))
+    expect(found).toEqual([{ id: 'board_compiled_5', name: 'Compiled five' }])
+  })
+
   test('a post created over HTTP (compiled inserts and read-back) is stored with its event', async () => {
     const created = await api.post('/api/v1/boards/ideas/posts', { title: 'Compiled path', body: 'Body text' })
     expect(created.status).toBe(201)

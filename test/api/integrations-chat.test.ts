@@ -4,6 +4,7 @@ import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrat
 import { claimChatDeliveries } from '../../server/modules/integrations/delivery.ts'
 import { dispatchEvents } from '../../server/events/dispatch.ts'
 import { newOwner } from '../../server/modules/webhooks/queue.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { CHAT_CLIENT, startFakeChat } from '../helpers/chat-provider.ts'
 import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -14,6 +15,8 @@ import { eventually } from '../helpers/receiver.ts'
 let h: Harness
 let ws: WorkspaceFixture
 let runner: WebhookRunner
+// As in a server process: the dispatcher fans events out, the runner's loop delivers.
+let dispatcher: EventDispatcher
 let chat: ReturnType<typeof startFakeChat>
 let api: TestClient
 const log = capturingLogger()
@@ -30,11 +33,13 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, ws.id, 'bugs')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 60_000)
 afterAll(async () => {
   await runner?.stop()
+  await dispatcher?.stop()
   chat?.stop()
   await h?.close()
 })

@@ -6,6 +6,7 @@ import { RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
 import { sendWebhook } from '../../server/modules/webhooks/send.ts'
 import { createDns } from '../../server/lib/dns.ts'
 import { createOutbound } from '../../server/lib/outbound.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
@@ -14,6 +15,8 @@ import { eventually, startReceiver } from '../helpers/receiver.ts'
 let h: Harness
 let ws: WorkspaceFixture
 let runner: WebhookRunner
+// As in a server process: the dispatcher fans events out, the runner's loop delivers.
+let dispatcher: EventDispatcher
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 let api: ReturnType<Harness['client']>
 const base = () => `/api/v1/workspaces/${ws.slug}/webhooks`
@@ -24,6 +27,7 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   receiver = await startReceiver()
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 60_000)
@@ -33,6 +37,7 @@ afterEach(async () => {
 })
 afterAll(async () => {
   await runner?.stop()
+  await dispatcher?.stop()
   receiver?.stop()
   await h.close()
 })

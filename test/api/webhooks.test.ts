@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { eq, sql } from 'drizzle-orm'
 import { events, webhookDeliveryLogs, webhooks } from '../../server/db/schema/index.ts'
 import { newId } from '../../server/lib/ids.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
@@ -15,6 +16,8 @@ let other: WorkspaceFixture
 let dns: Awaited<ReturnType<typeof startDnsServer>>
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 let runner: WebhookRunner
+// As in a server process: the dispatcher fans events out, the runner's loop delivers.
+let dispatcher: EventDispatcher
 // hooks.example.com resolves to a public address that no test may contact: only the rebinding test makes
 // a post (in its own workspace), and the events inserted for log tests are of a kind no endpoint here takes.
 let api: ReturnType<Harness['client']>
@@ -30,6 +33,7 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   receiver = await startReceiver()
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 60_000)
@@ -40,6 +44,7 @@ afterEach(async () => {
 })
 afterAll(async () => {
   await runner?.stop()
+  await dispatcher?.stop()
   receiver?.stop()
   await dns?.close()
   await h.close()

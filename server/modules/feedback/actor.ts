@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
-import type { Db, Tx } from '../../db/client.ts'
+import { isTransaction, type Db, type Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { apiKeys, endUsers, users } from '../../db/schema/index.ts'
 import { invalid, notFound } from '../../errors.ts'
@@ -40,8 +40,11 @@ const anonymousEndUser = compiled('anonymous_end_user', (db) =>
  */
 export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail: string, vouched = false) {
   const email = rawEmail.trim().toLowerCase()
-  await insertAnonymousEndUser(db).execute({ id: newId('endUser'), workspaceId, email, vouched })
-  const [row] = await anonymousEndUser(db).execute({ workspaceId, email })
+  const insert = () => insertAnonymousEndUser(db).execute({ id: newId('endUser'), workspaceId, email, vouched })
+  const read = () => anonymousEndUser(db).execute({ workspaceId, email })
+  // In a transaction both go out together (pipelined on PostgreSQL, the read after the insert on the same
+  // connection); on the pool they could run on two connections at once, so there the read waits.
+  const [row] = isTransaction(db) ? (await Promise.all([insert(), read()]))[1] : (await insert(), await read())
   return row!
 }
 

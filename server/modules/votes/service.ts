@@ -33,12 +33,12 @@ export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCa
     const endUserId = actor.kind === 'end_user' ? actor.endUserId : null
 
     const [removed] = await (userId ? deleteMemberVote : deleteEndUserVote)(tx).execute({ postId, voterId: userId ?? endUserId })
-    let voteId = removed?.id
-    if (!removed) {
-      voteId = newId('vote')
-      await insertVote(tx).execute({ id: voteId, workspaceId, postId, userId, endUserId })
-    }
-    const [updated] = await addToVoteCount(tx).execute({ postId, change: removed ? -1 : 1 })
+    const voteId = removed?.id ?? newId('vote')
+    // The new vote and the counter go out together (pipelined on PostgreSQL, see createPost).
+    const [, [updated]] = await Promise.all([
+      removed ? undefined : insertVote(tx).execute({ id: voteId, workspaceId, postId, userId, endUserId }),
+      addToVoteCount(tx).execute({ postId, change: removed ? -1 : 1 }),
+    ])
     const voted = !removed
     await recordEvent(tx, workspaceId, voted ? 'vote.created' : 'vote.deleted', {
       vote: { id: voteId, post_id: postId, voter: actor.kind === 'member' ? { type: 'member', id: actor.userId } : { type: 'end_user', id: (actor as { endUserId: string }).endUserId } },
