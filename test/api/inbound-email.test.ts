@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { comments, endUsers, inboundEmails, posts } from '../../server/db/schema/index.ts'
 import { createMailer } from '../../server/lib/mail.ts'
+import { startEventDispatcher } from '../../server/events/dispatch.ts'
 import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -115,8 +116,11 @@ describe('happy', () => {
     h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.db, h.ctx.log)
     let runner: WebhookRunner | undefined
     let mailer: ReturnType<typeof startNotificationMailer> | undefined
+    let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
     try {
       expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
+      // The background work of a server process: fan-out, deliveries, mail.
+      dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
       runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
       await runner.ready()
       mailer = startNotificationMailer(h.ctx)
@@ -154,6 +158,7 @@ describe('happy', () => {
     } finally {
       await mailer?.stop()
       await runner?.stop()
+      await dispatcher?.stop()
       h.ctx.mail = defaultMail
       await smtp.close()
     }

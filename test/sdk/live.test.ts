@@ -11,6 +11,7 @@ import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helper
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { packedSdk } from '../helpers/packed-sdk.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 
 type Sdk = typeof import('../../sdk/src/index.ts')
@@ -24,6 +25,7 @@ let server: { stop(): void }
 /** The User-Agent of every request the server received. */
 const agents: (string | null)[] = []
 let runner: WebhookRunner
+let dispatcher: EventDispatcher
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 
 beforeAll(async () => {
@@ -37,11 +39,14 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   key = await ws.key()
   receiver = await startReceiver()
+  // As in a server process: the dispatcher fans events out, the runner's loop delivers.
+  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 180_000)
 afterAll(async () => {
   await runner?.stop()
+  await dispatcher?.stop()
   receiver?.stop()
   server.stop()
   await h.close()
