@@ -5,7 +5,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { isConnectionError } from './errors.ts'
-import { WORK_CHANNEL, type ListenForWork, type WorkTable } from './work.ts'
+import { workChannel, type ListenForWork } from './work.ts'
 
 // Without drizzle's relational query API (`db.query.*`, unused): each transaction would build one
 // query builder per table of the schema before running its first statement.
@@ -61,7 +61,10 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
         await dataMigrations?.(db)
       },
       ping: () => ping(db),
-      listenForWork: async (onWork) => client.listen(WORK_CHANNEL, (table) => onWork(table as WorkTable)),
+      async listenForWork(tables, onWork) {
+        const unlistens = await Promise.all(tables.map((table) => client.listen(workChannel(table), () => onWork(table))))
+        return async () => { await Promise.all(unlistens.map((unlisten) => unlisten())) }
+      },
       dumpDataDir: () => client.dumpDataDir('none'),
       close: () => client.close(),
     }
@@ -85,11 +88,11 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
       }
     },
     ping: () => ping(db),
-    async listenForWork(onWork) {
-      // One dedicated connection per listener, re-established by postgres.js after a drop; whatever
-      // was committed while it was down is announced by the `*` sent on every (re)connect.
-      const { unlisten } = await client.listen(WORK_CHANNEL, (table) => onWork(table as WorkTable), () => onWork('*'))
-      return unlisten
+    async listenForWork(tables, onWork) {
+      // postgres.js listens on one dedicated connection, re-established after a drop; whatever was
+      // committed while it was down is announced by the `*` sent on every (re)connect.
+      const listening = await Promise.all(tables.map((table) => client.listen(workChannel(table), () => onWork(table), () => onWork('*'))))
+      return async () => { await Promise.all(listening.map(({ unlisten }) => unlisten())) }
     },
     close: () => client.end({ timeout: 5 }),
   }

@@ -1,16 +1,17 @@
 // Wake-ups for the background loops (event dispatch, webhook and chat delivery, e-mail): a trigger on
-// each table that receives work NOTIFYs `chorus_work` at commit with the table's name (migration
-// 0016), and each loop sleeps until a notification for its tables, its own next due time, or a long
-// backstop. An idle server therefore runs no queries; a new event reaches its loop within one
+// each table that receives work NOTIFYs `chorus_work_<table>` at commit (migrations 0016 and 0018), and
+// each loop listens on its tables' channels and sleeps until a notification, its own next due time, or a
+// long backstop. An idle server therefore runs no queries; a new event reaches its loop within one
 // round trip instead of a polling interval. PGlite delivers the same notifications in-process.
 
-export const WORK_CHANNEL = 'chorus_work'
+/** The channel a table's trigger notifies when a transaction that added rows to it commits. */
+export const workChannel = (table: Exclude<WorkTable, '*'>) => `chorus_work_${table}`
 
 /** Tables whose inserts wake loops; `*` means "anything may be due" (sent after a listener reconnects). */
 export type WorkTable = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails' | '*'
 
-/** Subscribes to committed work; resolves to the unsubscribe function. */
-export type ListenForWork = (onWork: (table: WorkTable) => void) => Promise<() => Promise<void>>
+/** Subscribes to committed work on `tables`; resolves to the unsubscribe function. */
+export type ListenForWork = (tables: readonly Exclude<WorkTable, '*'>[], onWork: (table: WorkTable) => void) => Promise<() => Promise<void>>
 
 /** The longest an idle loop sleeps without a notification: the backstop for a lease that lapses quietly. */
 export const IDLE_BACKSTOP_MS = 30_000
@@ -53,8 +54,8 @@ export function createWaker(): Waker {
  * A waker that notifications for `tables` wake. Without `listen` (a caller that has none) it only
  * sleeps, so the loop polls at the interval it asks for.
  */
-export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly WorkTable[]): Promise<Waker & { close(): Promise<void> }> {
+export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly Exclude<WorkTable, '*'>[]): Promise<Waker & { close(): Promise<void> }> {
   const waker = createWaker()
-  const unlisten = listen ? await listen((table) => { if (table === '*' || tables.includes(table)) waker.wake() }) : async () => {}
+  const unlisten = listen ? await listen(tables, () => waker.wake()) : async () => {}
   return { ...waker, close: unlisten }
 }

@@ -145,7 +145,7 @@ describe('errors', () => {
       expect(planned / (RETRY_DELAYS_MS[attempt - 1]! * 0.001)).toBeWithin(0.85, 1.15)
       await h.db.update(webhookDeliveries).set({ nextAttemptAt: new Date() }).where(and(eq(webhookDeliveries.webhookId, id), eq(webhookDeliveries.status, 'pending')))
       // The loop sleeps until the planned time; a change made behind its back is announced as the server's own writes are.
-      await h.db.execute(sql`select pg_notify('chorus_work', 'webhook_deliveries')`)
+      await h.db.execute(sql`select pg_notify('chorus_work_webhook_deliveries', '')`)
     }
     const failed = await eventually(async () => { const row = await deliveryOf(id); return row?.status === 'failed' && row })
     expect(failed.attempts).toBe(RETRY_DELAYS_MS.length + 1)

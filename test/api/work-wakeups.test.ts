@@ -116,8 +116,8 @@ describe('errors', () => {
 describe('security', () => {
   test('a notification sent on this database by anyone else only wakes the loops; they find nothing to do and deliver nothing', async () => {
     const spoof = await hook('/spoof')
-    await h.db.execute(sql`select pg_notify('chorus_work', 'webhook_deliveries')`)
-    await h.db.execute(sql`select pg_notify('chorus_work', 'not a table')`)
+    await h.db.execute(sql`select pg_notify('chorus_work_webhook_deliveries', '')`)
+    await h.db.execute(sql`select pg_notify('chorus_work_not_a_table', '')`)
     await Bun.sleep(300)
     expect(receiver.to('/spoof')).toEqual([])
     expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, spoof.id))).toEqual([])
