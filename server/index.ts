@@ -54,9 +54,9 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'))
   process.on('SIGINT', () => void shutdown('SIGINT'))
   if (isSupervised()) stopWithSupervisor(() => void shutdown('supervisor exited'))
-  if (!process.env.XX_NODISPATCH) dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
-  if (!process.env.XX_NOWORKER) webhooks = await startWebhookRunner(ctx)
-  if (!process.env.XX_NOMAILER) mailer = startNotificationMailer(ctx)
+  dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
+  webhooks = await startWebhookRunner(ctx)
+  mailer = startNotificationMailer(ctx)
 }
 
 await main()
