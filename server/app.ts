@@ -2,6 +2,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import type { Config } from './config.ts'
 import { createContext, type AppContext, type ContextOverrides } from './context.ts'
 import type { Database } from './db/client.ts'
+import { registerStringFormats } from './lib/schema.ts'
 import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
 import { changelogModule, publicChangelogModule } from './modules/changelog/index.ts'
@@ -93,6 +94,7 @@ export interface CreateAppOptions {
 }
 
 export async function createApp({ config, database, overrides }: CreateAppOptions) {
+  registerStringFormats()
   const ctx = await createContext(config, database, overrides)
   let self: AnyElysia | undefined
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: UPLOAD_BODY_LIMIT } })
