@@ -1,3 +1,4 @@
+import { Column, is, SQL, Subquery } from 'drizzle-orm'
 import type { Db, Tx } from './client.ts'
 
 interface Preparable {
@@ -13,6 +14,52 @@ interface Internals {
   session: { client: unknown }
 }
 const internals = (db: Db | Tx) => db as unknown as Internals
+// A prepared query (both drivers) keeps its selection as `fields` (one `{ path, field }` per column, in the
+// order of the row's values) and maps rows with `customResultMapper` instead of drizzle's own when it is set.
+interface Decoder { mapFromDriverValue(value: unknown): unknown }
+interface PreparedInternals {
+  client: unknown
+  fields?: { path: string[]; field: unknown }[]
+  customResultMapper?: (rows: unknown[][]) => unknown
+}
+
+/** Where drizzle's mapResultRow finds a field's decoder. */
+function decoderOf(field: unknown): Decoder {
+  if (is(field, Column)) return field as unknown as Decoder
+  // `decoder` is internal to drizzle's SQL type.
+  if (is(field, SQL)) return (field as unknown as { decoder: Decoder }).decoder
+  if (is(field, Subquery)) return (field as unknown as { _: { sql: { decoder: Decoder } } })._.sql.decoder
+  return (field as { sql: { decoder: Decoder } }).sql.decoder
+}
+
+/**
+ * Rows of a flat selection (`{ key: column or sql }`, no nested tables) mapped with each column's
+ * decoder found once. Drizzle's own mapping asks of every value of every row what kind of field it
+ * came from (`is()` walks the prototype chain) and builds the object with `reduce`: 17 % of the server's
+ * CPU on a page of 20 posts. The result is the same: nested selections, whose null joins drizzle folds
+ * into `null`, keep drizzle's mapping.
+ */
+function flatRowMapper(fields: PreparedInternals['fields']) {
+  if (!fields?.length || fields.some(({ path }) => path.length !== 1)) return undefined
+  const keys = fields.map(({ path }) => path[0]!)
+  const decoders = fields.map(({ field }) => decoderOf(field))
+  return (rows: unknown[][]) => rows.map((row) => {
+    const out: Record<string, unknown> = {}
+    for (let i = 0; i < keys.length; i++) {
+      const value = row[i]
+      out[keys[i]!] = value === null ? null : decoders[i]!.mapFromDriverValue(value)
+    }
+    return out
+  })
+}
+
+/** Drizzle's `.prepare(name)`, with the row mapping of a flat selection replaced by flatRowMapper's. */
+function prepareOnce<Q extends Preparable>(query: Q, name: string): Prepared<Q> {
+  const prepared = query.prepare(name) as Prepared<Q> & PreparedInternals
+  const mapper = prepared.customResultMapper ? undefined : flatRowMapper(prepared.fields)
+  if (mapper) prepared.customResultMapper = mapper
+  return prepared
+}
 
 /**
  * A statement whose SQL text drizzle builds once and that then runs on whichever connection it is given:
@@ -29,7 +76,7 @@ export function compiled<Q extends Preparable>(name: string, build: (db: Db | Tx
   return (db) => {
     const { dialect, session } = internals(db)
     let prepared = byDatabase.get(dialect)
-    if (!prepared) byDatabase.set(dialect, (prepared = build(db).prepare(name) as Prepared<Q>))
+    if (!prepared) byDatabase.set(dialect, (prepared = prepareOnce(build(db), name)))
     if ((prepared as unknown as { client: unknown }).client === session.client) return prepared
     return Object.create(prepared, { client: { value: session.client } }) as Prepared<Q>
   }

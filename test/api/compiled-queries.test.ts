@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, sql } from 'drizzle-orm'
 import { compiled } from '../../server/db/compiled.ts'
-import { boards, events, posts } from '../../server/db/schema/index.ts'
+import { boards, events, posts, users } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 
@@ -55,6 +55,41 @@ describe('happy', () => {
     expect(row).toMatchObject({ title: 'Compiled path', body: 'Body text', workspaceId: ws.id, authorEndUserId: null, authorUserId: null })
     const stored = await h.db.select().from(events).where(eq(events.workspaceId, ws.id))
     expect(stored.filter((event) => (event.data as any).post?.id === created.body.id).map((event) => event.type)).toEqual(['post.created'])
+  })
+})
+
+describe('row mapping', () => {
+  // A flat selection is mapped by compiled.ts's own mapper (drizzle's asks every value what field it came
+  // from); the rows must be exactly what drizzle's mapping gives, decoders and nulls included.
+  const flat = (db: Parameters<Parameters<typeof compiled>[1]>[0]) => db
+    .select({ id: posts.id, title: posts.title, votes: posts.voteCount, owner: posts.ownerUserId, createdAt: posts.createdAt, tracker: posts.trackerIssue,
+      slugs: sql<string[]>`array[${boards.slug}, 'x']`, total: sql<number>`count(*) over ()`.mapWith(Number), asText: sql<string>`(${posts.voteCount} + 1)::text` })
+    .from(posts).innerJoin(boards, eq(boards.id, posts.boardId)).where(eq(posts.workspaceId, sql.placeholder('workspaceId'))).orderBy(posts.id)
+  const nested = (db: Parameters<Parameters<typeof compiled>[1]>[0]) => db
+    .select({ post: { id: posts.id, createdAt: posts.createdAt }, owner: users })
+    .from(posts).leftJoin(users, eq(users.id, posts.ownerUserId)).where(eq(posts.workspaceId, sql.placeholder('workspaceId'))).orderBy(posts.id)
+
+  test('a flat selection maps as drizzle maps it: dates, numbers from SQL, arrays, nulls', async () => {
+    expect((await api.post('/api/v1/boards/ideas/posts', { title: 'Mapped one' })).status).toBe(201)
+    expect((await api.post('/api/v1/boards/ideas/posts', { title: 'Mapped two' })).status).toBe(201)
+    const statement = compiled('test_flat_rows', flat)(h.db)
+    expect(typeof (statement as unknown as { customResultMapper: unknown }).customResultMapper).toBe('function')
+    const fast = await statement.execute({ workspaceId: ws.id })
+    const drizzles = await flat(h.db).prepare('test_flat_rows_drizzle').execute({ workspaceId: ws.id })
+    expect(fast.length).toBeGreaterThanOrEqual(2)
+    expect(fast).toEqual(drizzles)
+    expect(fast[0]!.createdAt).toBeInstanceOf(Date)
+    expect(fast[0]!.total).toBe(fast.length)
+    expect(fast[0]!.owner).toBeNull()
+    expect(fast[0]!.slugs).toEqual(['ideas', 'x'])
+    expect(typeof fast[0]!.asText).toBe('string')
+  })
+
+  test('a nested selection keeps drizzle\'s mapping, which folds a missing join into null', async () => {
+    const rows = await compiled('test_nested_rows', nested)(h.db).execute({ workspaceId: ws.id })
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows[0]).toEqual({ post: { id: expect.any(String), createdAt: expect.any(Date) }, owner: null })
+    expect(rows).toEqual(await nested(h.db).prepare('test_nested_rows_drizzle').execute({ workspaceId: ws.id }))
   })
 })
 

@@ -145,25 +145,25 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
     ? sql`(select count(*) from (select 1 from ${posts} where ${where} limit ${param('counted')}) counted)::int`
     : sql`(select coalesce(sum(${boardPostCounts.posts}), 0) from ${boardPostCounts} where ${boardPostCounts.boardId} = ${boardId}${statusId ? sql` and ${boardPostCounts.statusId} = ${statusId}` : sql``})::int`
 
-  const shape = [filters.sort ?? (query ? 'relevance' : 'new'), statusId ? 's' : '', labelId ? 'l' : '', query ? 'q' : '', 'id' in ref.workspace ? 'ws' : 'slug', ref.publicOnly ? 'pub' : '', filters.verified === undefined ? '' : `v${Number(filters.verified)}`].join('_')
   return {
     page: selectPosts(db, { total: (bounded ? sql<number>`page.total` : sql<number>`${total}`).mapWith(Number) })
       .innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`)
-      .orderBy(sql`page.n`)
-      .prepare(`list_posts_${shape}`),
-    total: db.select({ n: sql<number>`${total}`.mapWith(Number) }).from(sql`(select 1) as one`).prepare(`list_posts_total_${shape}`),
+      .orderBy(sql`page.n`),
+    total: db.select({ n: sql<number>`${total}`.mapWith(Number) }).from(sql`(select 1) as one`),
   }
 }
-type PreparedList = ReturnType<typeof buildList>
-const preparedLists = new WeakMap<Db | Tx, Map<string, PreparedList>>()
 
-function preparedList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
-  const key = `${filters.sort ?? ''}|${filters.status !== undefined}|${filters.label !== undefined}|${!!filters.q}|${'id' in ref.workspace}|${!!ref.publicOnly}|${filters.verified}`
-  let byShape = preparedLists.get(db)
-  if (!byShape) preparedLists.set(db, (byShape = new Map()))
-  let list = byShape.get(key)
-  if (!list) byShape.set(key, (list = buildList(db, ref, filters)))
-  return list
+/** The page and total statements of each shape of list, compiled once per database (server/db/compiled.ts). */
+const listStatements = new Map<string, { page: ReturnType<typeof compiledPage>; total: ReturnType<typeof compiledTotal> }>()
+const compiledPage = (shape: string, ref: BoardRef, filters: PostFilters) => compiled(`list_posts_${shape}`, (db) => buildList(db, ref, filters).page)
+const compiledTotal = (shape: string, ref: BoardRef, filters: PostFilters) => compiled(`list_posts_total_${shape}`, (db) => buildList(db, ref, filters).total)
+
+function listStatementsOf(ref: BoardRef, filters: PostFilters) {
+  const shape = [filters.sort ?? (filters.q ? 'relevance' : 'new'), filters.status !== undefined ? 's' : '', filters.label !== undefined ? 'l' : '', filters.q ? 'q' : '',
+    'id' in ref.workspace ? 'ws' : 'slug', ref.publicOnly ? 'pub' : '', filters.verified === undefined ? '' : `v${Number(filters.verified)}`].join('_')
+  let statements = listStatements.get(shape)
+  if (!statements) listStatements.set(shape, (statements = { page: compiledPage(shape, ref, filters), total: compiledTotal(shape, ref, filters) }))
+  return statements
 }
 
 /**
@@ -173,12 +173,12 @@ function preparedList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
  * Only an empty page costs more: it finds out whether a reference was unknown (404/422) or the page is past the end.
  */
 export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, publicView = false, loc = 'query') {
-  const list = preparedList(db, ref, filters)
+  const statements = listStatementsOf(ref, filters)
   const values = {
     workspace: 'id' in ref.workspace ? ref.workspace.id : ref.workspace.slug, board: ref.board, status: filters.status, label: filters.label, q: filters.q,
     limit: page.perPage, offset: page.offset, counted: page.offset + Math.max(COUNTED_MATCHES, page.perPage),
   }
-  const rows = await list.page.execute(values)
+  const rows = await statements.page(db).execute(values)
   if (rows[0]) return envelope(render(rows, publicView), page, rows[0].total)
 
   // Nothing on the page: an unknown workspace, board, status or label is an error, not an empty list.
@@ -193,7 +193,7 @@ export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters
   if (filters.status !== undefined) await resolveStatus(db, workspaceId, filters.status, [loc, 'status'])
   if (filters.label !== undefined) await resolveLabels(db, workspaceId, [filters.label], [loc, 'label'])
   if (page.offset === 0) return envelope([], page, 0)
-  const [counted] = await list.total.execute(values)
+  const [counted] = await statements.total(db).execute(values)
   return envelope([], page, counted!.n)
 }
 
