@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import { perApp, type AppContext } from '../context.ts'
+import { compiled } from '../db/compiled.ts'
 import { apiKeys, members, oauthClients, oauthGrants, oauthTokens, sessions, users, workspaces } from '../db/schema/index.ts'
 import { ApiError } from '../errors.ts'
 import { sha256Hex, timingSafeEqual } from '../lib/secrets.ts'
@@ -70,51 +71,48 @@ export const carriesKey = (headers: Headers) => readApiKey(headers) !== null
 const invalidKey = () => new ApiError('INVALID_API_KEY', 'The API key is invalid or has been revoked')
 const invalidToken = () => new ApiError('INVALID_API_KEY', 'The access token is invalid, expired or revoked', {}, { 'www-authenticate': 'Bearer error="invalid_token"' })
 
-/** Prepared lookups behind every authenticated request; one query each. */
+// The lookups behind every authenticated request, one query each, compiled once per database.
+const sessionLookup = compiled('auth_session', (db) => db
+  .select({ user: users, impersonatorId: sessions.impersonatorId })
+  .from(sessions)
+  .innerJoin(users, eq(users.id, sessions.userId))
+  .where(and(eq(sessions.id, sql.placeholder('sid')), eq(sessions.userId, sql.placeholder('uid')), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`))))
+
+const keyLookup = compiled('auth_api_key', (db) => db
+  .select({ key: apiKeys, workspace: workspaces })
+  .from(apiKeys)
+  .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+  .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt))))
+
+// A token works while it is unexpired and unrevoked, its family is not revoked, and its user is still
+// an active member of the workspace (removing someone stops the apps they connected).
+const oauthLookup = compiled('auth_oauth_token', (db) => db
+  .select({ token: oauthTokens, grant: oauthGrants, clientName: oauthClients.name, workspace: workspaces, user: users })
+  .from(oauthTokens)
+  .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.familyId))
+  .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+  .innerJoin(workspaces, eq(workspaces.id, oauthGrants.workspaceId))
+  .innerJoin(members, and(eq(members.workspaceId, oauthGrants.workspaceId), eq(members.userId, oauthGrants.userId), eq(members.status, 'active')))
+  .innerJoin(users, eq(users.id, oauthGrants.userId))
+  .where(and(
+    eq(oauthTokens.tokenHash, sql.placeholder('hash')), eq(oauthTokens.kind, 'access'), isNull(oauthTokens.revokedAt),
+    gt(oauthTokens.expiresAt, sql`now()`), isNull(oauthGrants.revokedAt),
+  )))
+
+const membershipLookup = compiled('auth_membership', (db) => db
+  .select({ workspace: workspaces, member: members })
+  .from(workspaces)
+  .leftJoin(members, and(eq(members.workspaceId, workspaces.id), eq(members.userId, sql.placeholder('uid'))))
+  .where(eq(workspaces.slug, sql.placeholder('slug'))))
+
+/** The resolvers behind every authenticated request. */
 export function credentialResolvers(ctx: AppContext) {
-  const sessionLookup = ctx.db
-    .select({ user: users, impersonatorId: sessions.impersonatorId })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(and(eq(sessions.id, sql.placeholder('sid')), eq(sessions.userId, sql.placeholder('uid')), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`)))
-    .prepare('auth_session')
-
-  const keyLookup = ctx.db
-    .select({ key: apiKeys, workspace: workspaces })
-    .from(apiKeys)
-    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
-    .prepare('auth_api_key')
-
-  // A token works while it is unexpired and unrevoked, its family is not revoked, and its user is still
-  // an active member of the workspace (removing someone stops the apps they connected).
-  const oauthLookup = ctx.db
-    .select({ token: oauthTokens, grant: oauthGrants, clientName: oauthClients.name, workspace: workspaces, user: users })
-    .from(oauthTokens)
-    .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.familyId))
-    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
-    .innerJoin(workspaces, eq(workspaces.id, oauthGrants.workspaceId))
-    .innerJoin(members, and(eq(members.workspaceId, oauthGrants.workspaceId), eq(members.userId, oauthGrants.userId), eq(members.status, 'active')))
-    .innerJoin(users, eq(users.id, oauthGrants.userId))
-    .where(and(
-      eq(oauthTokens.tokenHash, sql.placeholder('hash')), eq(oauthTokens.kind, 'access'), isNull(oauthTokens.revokedAt),
-      gt(oauthTokens.expiresAt, sql`now()`), isNull(oauthGrants.revokedAt),
-    ))
-    .prepare('auth_oauth_token')
-
-  const membershipLookup = ctx.db
-    .select({ workspace: workspaces, member: members })
-    .from(workspaces)
-    .leftJoin(members, and(eq(members.workspaceId, workspaces.id), eq(members.userId, sql.placeholder('uid'))))
-    .where(eq(workspaces.slug, sql.placeholder('slug')))
-    .prepare('auth_membership')
-
   return {
     async session(accessToken: string | undefined): Promise<SessionCaller | null> {
       if (!accessToken) return null
       const claims = await verifyJwt(accessToken, ctx.keys.accessToken, ctx.config.baseUrl, ACCESS_AUDIENCE)
       if (!claims || typeof claims.sid !== 'string' || typeof claims.sub !== 'string') return null
-      const [row] = await sessionLookup.execute({ sid: claims.sid, uid: claims.sub })
+      const [row] = await sessionLookup(ctx.db).execute({ sid: claims.sid, uid: claims.sub })
       return row ? { kind: 'session', user: row.user, sessionId: claims.sid, impersonatorId: row.impersonatorId } : null
     },
 
@@ -122,7 +120,7 @@ export function credentialResolvers(ctx: AppContext) {
     async apiKey(value: string) {
       if (!KEY_PATTERN.test(value)) throw invalidKey()
       const hash = await sha256Hex(value)
-      const [row] = await keyLookup.execute({ hash })
+      const [row] = await keyLookup(ctx.db).execute({ hash })
       // The index lookup already matched the hash; the constant-time compare keeps the final check free of early exits.
       if (!row || !timingSafeEqual(row.key.keyHash, hash)) throw invalidKey()
       if (!row.key.lastUsedAt || Date.now() - row.key.lastUsedAt.getTime() > 60_000) {
@@ -138,7 +136,7 @@ export function credentialResolvers(ctx: AppContext) {
     async oauthToken(value: string, audience: 'api' | 'mcp'): Promise<{ caller: OAuthCaller; workspace: Workspace }> {
       if (!OAUTH_ACCESS_PATTERN.test(value)) throw invalidToken()
       const hash = await sha256Hex(value)
-      const [row] = await oauthLookup.execute({ hash })
+      const [row] = await oauthLookup(ctx.db).execute({ hash })
       if (!row || !timingSafeEqual(row.token.tokenHash, hash) || !resourceAllows(ctx.config.baseUrl, row.grant.resource, audience)) throw invalidToken()
       if (!row.grant.lastUsedAt || Date.now() - row.grant.lastUsedAt.getTime() > 60_000) {
         await ctx.db.update(oauthGrants).set({ lastUsedAt: sql`now()` }).where(eq(oauthGrants.id, row.grant.id))
@@ -151,7 +149,7 @@ export function credentialResolvers(ctx: AppContext) {
     },
 
     async membership(slug: string, userId: string) {
-      const [row] = await membershipLookup.execute({ slug, uid: userId })
+      const [row] = await membershipLookup(ctx.db).execute({ slug, uid: userId })
       return row ?? null
     },
   }

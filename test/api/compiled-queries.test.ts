@@ -85,8 +85,22 @@ describe('row mapping', () => {
     expect(typeof fast[0]!.asText).toBe('string')
   })
 
+  test('tables nested under inner joins map as drizzle maps them', async () => {
+    const innerNested = (db: Parameters<Parameters<typeof compiled>[1]>[0]) => db
+      .select({ post: { id: posts.id, createdAt: posts.createdAt }, board: boards })
+      .from(posts).innerJoin(boards, eq(boards.id, posts.boardId)).where(eq(posts.workspaceId, sql.placeholder('workspaceId'))).orderBy(posts.id)
+    const statement = compiled('test_inner_nested_rows', innerNested)(h.db)
+    expect(typeof (statement as unknown as { customResultMapper: unknown }).customResultMapper).toBe('function')
+    const rows = await statement.execute({ workspaceId: ws.id })
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows[0]!.board).toMatchObject({ slug: 'ideas', workspaceId: ws.id, createdAt: expect.any(Date) })
+    expect(rows).toEqual(await innerNested(h.db).prepare('test_inner_nested_rows_drizzle').execute({ workspaceId: ws.id }))
+  })
+
   test('a nested selection keeps drizzle\'s mapping, which folds a missing join into null', async () => {
-    const rows = await compiled('test_nested_rows', nested)(h.db).execute({ workspaceId: ws.id })
+    const statement = compiled('test_nested_rows', nested)(h.db)
+    expect((statement as unknown as { customResultMapper: unknown }).customResultMapper).toBeUndefined()
+    const rows = await statement.execute({ workspaceId: ws.id })
     expect(rows.length).toBeGreaterThan(0)
     expect(rows[0]).toEqual({ post: { id: expect.any(String), createdAt: expect.any(Date) }, owner: null })
     expect(rows).toEqual(await nested(h.db).prepare('test_nested_rows_drizzle').execute({ workspaceId: ws.id }))
