@@ -8,24 +8,34 @@
 // loop (the worker thread on Postgres); that loop also dispatches whatever is still queued at the start
 // of each round, so a backlog is fanned out and delivered in the same round. Notifications never wait
 // on the worker: if it is down, the main thread still fans out (webhook deliveries then wait for it).
-import { sql } from 'drizzle-orm'
-import { anyOf, rowsOf, type Db } from '../db/client.ts'
+import { inArray, sql } from 'drizzle-orm'
+import type { Db } from '../db/client.ts'
+import { compiled } from '../db/compiled.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
 import type { Logger } from '../lib/log.ts'
 import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../db/work.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
 
+/**
+ * One statement takes up to `limit` queued events off the queue and reads them: the queue rows are
+ * locked (skipping those another dispatcher holds) and deleted, and the events come back oldest first.
+ * The delete commits with the fan-out or rolls back with it.
+ */
+const takeQueued = compiled('dispatch_take_queued', (db) => {
+  const queued = sql`select ${eventDispatch.eventId} from ${eventDispatch} order by ${eventDispatch.eventId} limit ${sql.placeholder('limit')} for update skip locked`
+  const taken = db.$with('taken').as(db.delete(eventDispatch).where(sql`${eventDispatch.eventId} in (${queued})`).returning({ eventId: eventDispatch.eventId }))
+  return db.with(taken).select().from(events).where(inArray(events.id, db.select({ id: taken.eventId }).from(taken))).orderBy(events.id)
+})
+
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
 export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
   return db.transaction(async (tx) => {
-    const queued = rowsOf<{ event_id: string }>(await tx.execute(sql`select event_id from event_dispatch order by event_id limit ${limit} for update skip locked`))
-    if (!queued.length) return 0
-    const ids = queued.map((row) => row.event_id)
-    const rows = await tx.select().from(events).where(anyOf(events.id, ids))
+    // A queue row always has its event (the queue references events on delete cascade).
+    const rows = await takeQueued(tx).execute({ limit })
+    if (!rows.length) return 0
     for (const subscriber of subscribers) await subscriber.fanOut(tx, rows)
-    await tx.delete(eventDispatch).where(anyOf(eventDispatch.eventId, ids))
-    return queued.length
+    return rows.length
   })
 }
 
