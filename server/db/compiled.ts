@@ -37,7 +37,7 @@ function decoderOf(field: unknown): Decoder {
 /**
  * Rows mapped with each column's decoder found once. Drizzle's own mapping asks of every value of every
  * row what kind of field it came from (`is()` walks the prototype chain) and builds the object with
- * `reduce`: 17 % of the server's CPU on a page of 20 posts. The result is the same. Handled: flat
+ * `reduce`: 17 % of the server's profile samples on a page of 20 posts. The result is the same. Handled: flat
  * selections (`{ key: column or sql }`) and tables nested one level (`{ key: table }`) when no join can
  * be null; drizzle folds a missing outer join into `null`, so such selections keep drizzle's mapping.
  */
