@@ -60,17 +60,18 @@ export async function superviseProcesses(count: number, env: Record<string, stri
   for (let index = 0; index < count; index++) start(index)
   log.info('chorus supervising', { processes: count, pid: process.pid })
 
-  const exitCodes = await new Promise<(number | null)[]>((resolve) => {
+  const clean = await new Promise<boolean[]>((resolve) => {
     const stop = async (signal: 'SIGTERM' | 'SIGINT') => {
       if (stopping) return
       stopping = true
       log.info('stopping server processes', { signal })
       const children = [...running.values()]
       for (const child of children) child.kill(signal)
-      resolve(await Promise.all(children.map((child) => child.exited)))
+      // A process still loading its modules has no handler yet and ends by the signal itself: nothing had started.
+      resolve(await Promise.all(children.map(async (child) => (await child.exited) === 0 || child.signalCode === signal)))
     }
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
   })
-  process.exit(exitCodes.every((code) => code === 0) ? 0 : 1)
+  process.exit(clean.every(Boolean) ? 0 : 1)
 }

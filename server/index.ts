@@ -13,8 +13,45 @@ async function main() {
   const processes = processCount(config)
   // Several processes: this one only supervises; each child serves (and finds SECRET_KEY set).
   if (processes > 1 && !isSupervised()) return superviseProcesses(processes, { SECRET_KEY: config.secretKey! }, createLogger(config.logLevel))
-  const database = await openMigratedDatabase(config)
-  const { app, ctx } = await createApp({ config, database })
+  const log = createLogger(config.logLevel)
+  // What has started so far; a stop during start-up stops just that.
+  let database: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined
+  let started: Awaited<ReturnType<typeof createApp>> | undefined
+  let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
+  let webhooks: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
+  let mailer: ReturnType<typeof startNotificationMailer> | undefined
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    log.info('shutting down', { signal })
+    // A loop stuck on a database that is gone must not keep the process alive for ever.
+    setTimeout(() => {
+      log.error('shutdown did not finish in 15 s; exiting', { signal })
+      process.exit(1)
+    }, 15_000).unref()
+    // Stop accepting, let in-flight requests finish, let the worker record attempts in flight, then close the pool.
+    if (started?.app.server) await started.app.stop()
+    await webhooks?.stop()
+    await dispatcher?.stop()
+    await mailer?.stop()
+    started?.ctx.limiter.close()
+    await database?.close()
+    // Whatever start-up step is still pending ends here with the process.
+    process.exit(0)
+  }
+  // Handlers before anything else: a signal that finds none ends the process at once, with no cleanup and
+  // a signal for an exit status (a supervisor replacing a process, or an orchestrator, can stop a server
+  // the moment it says it is listening, or while it is still starting).
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+  if (isSupervised()) stopWithSupervisor(() => void shutdown('supervisor exited'))
+
+  database = await openMigratedDatabase(config)
+  if (stopping) return
+  started = await createApp({ config, database })
+  if (stopping) return
+  const { app, ctx } = started
   // postgres.js reads the array types on every new connection without handling a failure: a backend
   // terminated at that moment (restart, failover) rejects a promise nobody awaits, and the connection
   // simply reconnects (docs/postgres-js-rollback-crash.md). Such a rejection must not end the process;
@@ -28,34 +65,9 @@ async function main() {
   app.listen({ port: config.port, hostname: '0.0.0.0', reusePort: isSupervised() })
   ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver, pid: process.pid, process: process.env[PROCESS_INDEX_ENV] ?? null })
   if (database.driver === 'pglite' && config.webConcurrency > 1) ctx.log.info('the embedded database runs in one process; WEB_CONCURRENCY applies to PostgreSQL')
-  // Signals are handled from here on, so a stop during start-up is still clean.
-  let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
-  let webhooks: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
-  let mailer: ReturnType<typeof startNotificationMailer> | undefined
-  let stopping = false
-  const shutdown = async (signal: string) => {
-    if (stopping) return
-    stopping = true
-    ctx.log.info('shutting down', { signal })
-    // A loop stuck on a database that is gone must not keep the process alive for ever.
-    setTimeout(() => {
-      ctx.log.error('shutdown did not finish in 15 s; exiting', { signal })
-      process.exit(1)
-    }, 15_000).unref()
-    // Stop accepting, let in-flight requests finish, let the worker record attempts in flight, then close the pool.
-    await app.stop()
-    await webhooks?.stop()
-    await dispatcher?.stop()
-    await mailer?.stop()
-    ctx.limiter.close()
-    await database.close()
-    process.exit(0)
-  }
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-  process.on('SIGINT', () => void shutdown('SIGINT'))
-  if (isSupervised()) stopWithSupervisor(() => void shutdown('supervisor exited'))
   dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
   webhooks = await startWebhookRunner(ctx)
+  if (stopping) return void webhooks.stop()
   mailer = startNotificationMailer(ctx)
 }
 

@@ -13,6 +13,7 @@ import { rowsOf } from '../../server/db/client.ts'
 import { counterKey } from '../../server/lib/rate-limit.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, freshRateWindow, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
+import { freePort } from '../helpers/ports.ts'
 import { eventually } from '../helpers/receiver.ts'
 import { freshPostgresDatabase, startServerProcess } from '../helpers/server-process.ts'
 
@@ -51,13 +52,6 @@ function clientOf(port: number, defaults: Record<string, string> = {}, from?: Te
   return client
 }
 
-async function freePort() {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
 /** `bun server/index.ts` as `npm start` runs it, collecting its JSON log lines. */
 function startCluster(env: Record<string, string>) {
   const child = Bun.spawn([process.execPath, 'server/index.ts'], {
@@ -91,7 +85,7 @@ function startCluster(env: Record<string, string>) {
 
 describe('happy', () => {
   test('WEB_CONCURRENCY=2: two processes serve one port; one killed is replaced while the other keeps answering; SIGTERM stops all', async () => {
-    const port = await freePort()
+    const port = freePort()
     const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(port), WEB_CONCURRENCY: '2' })
     const first = await eventually(() => cluster.listening().length === 2 && cluster.listening(), 30_000, 'two listening processes')
     expect(first.map((line) => line.process).sort()).toEqual(['0', '1'])
@@ -121,23 +115,48 @@ describe('happy', () => {
 
 describe('errors', () => {
   test('a WEB_CONCURRENCY that is not a whole number stops start-up with one line naming it', async () => {
-    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(await freePort()), WEB_CONCURRENCY: 'many' })
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(freePort()), WEB_CONCURRENCY: 'many' })
     expect(await cluster.child.exited).toBe(1)
     expect((await cluster.stderr).trim()).toBe('Invalid configuration: WEB_CONCURRENCY: must be a whole number, got "many"')
   })
 
   test('a supervisor killed outright takes its server processes with it (none is left serving on its own)', async () => {
-    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(await freePort()), WEB_CONCURRENCY: '2' })
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(freePort()), WEB_CONCURRENCY: '2' })
     const pids = (await eventually(() => cluster.listening().length === 2 && cluster.listening(), 30_000, 'two listening processes')).map((line) => line.pid as number)
     cluster.child.kill('SIGKILL')
     await eventually(() => pids.every((pid) => { try { return process.kill(pid, 0) && false } catch { return true } }), 20_000, 'the server processes gone')
     expect(cluster.lines.filter((line) => line.msg === 'shutting down').map((line) => line.signal)).toEqual(['supervisor exited', 'supervisor exited'])
   }, 60_000)
 
+  test('a process stopped the moment it says it is listening still shuts down cleanly (exit 0, its shutdown logged)', async () => {
+    // The signal handlers are installed before start-up: a stop right after "chorus listening" used to find
+    // none now and then, and the process died of the signal (the supervisor then exited 1).
+    for (let round = 0; round < 10; round++) {
+      const server = startCluster({ DATABASE_URL: databaseUrl, PORT: '0' })
+      await eventually(() => server.listening().length === 1, 30_000, 'the server listening')
+      server.child.kill('SIGTERM')
+      expect(await server.child.exited).toBe(0)
+      expect(server.lines.some((line) => line.msg === 'shutting down' && line.signal === 'SIGTERM')).toBe(true)
+    }
+  }, 90_000)
+
+  test('a supervisor stopped while its processes are still starting exits 0 and leaves none behind', async () => {
+    for (const delay of [0, 300, 900]) {
+      const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(freePort()), WEB_CONCURRENCY: '2' })
+      await eventually(() => cluster.lines.some((line) => line.msg === 'chorus supervising'), 30_000, 'the supervisor')
+      await Bun.sleep(delay)
+      cluster.child.kill('SIGTERM')
+      expect(await cluster.child.exited).toBe(0)
+      expect(cluster.lines.filter((line) => line.level === 'error')).toEqual([])
+      // The supervisor waits for every process it started; those that got as far as listening are gone too.
+      for (const { pid } of cluster.listening()) expect(() => process.kill(pid, 0)).toThrow()
+    }
+  }, 90_000)
+
   test('the embedded database runs one process whatever WEB_CONCURRENCY says, and says so', async () => {
     const dataDir = await mkdtemp(`${tmpdir()}/chorus-procs-`)
     try {
-      const cluster = startCluster({ DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(await freePort()), WEB_CONCURRENCY: '4' })
+      const cluster = startCluster({ DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(freePort()), WEB_CONCURRENCY: '4' })
       await eventually(() => cluster.listening().length === 1, 60_000, 'the server listening')
       await eventually(() => cluster.lines.some((line) => /WEB_CONCURRENCY applies to PostgreSQL/.test(line.msg)), 5000, 'the note')
       expect(cluster.lines.some((line) => line.msg === 'chorus supervising')).toBe(false)
