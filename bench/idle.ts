@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import type postgres from 'postgres'
 import { benchDatabase } from './database.ts'
+import { freePort } from '../test/helpers/ports.ts'
 import { writeSection } from './report.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20)
@@ -71,9 +72,9 @@ const rawFile = `${ROOT}bench/.raw-idle.ts`
 await Bun.write(rawFile, RAW)
 try {
   const rows = [
-    await measure('raw Bun.serve + postgres.js (PostgreSQL)', ['bun', rawFile], { DATABASE_URL: bench.url }, 48301, { sql: watcher, name }),
-    await measure('Chorus on PostgreSQL', ['bun', 'server/index.ts'], { DATABASE_URL: bench.url, SECRET_KEY: SECRET }, 48302, { sql: watcher, name }),
-    await measure('Chorus on PGlite (embedded)', ['bun', 'server/index.ts'], { DATA_DIR: dataDir, SECRET_KEY: SECRET }, 48303),
+    await measure('raw Bun.serve + postgres.js (PostgreSQL)', ['bun', rawFile], { DATABASE_URL: bench.url }, freePort(), { sql: watcher, name }),
+    await measure('Chorus on PostgreSQL', ['bun', 'server/index.ts'], { DATABASE_URL: bench.url, SECRET_KEY: SECRET }, freePort(), { sql: watcher, name }),
+    await measure('Chorus on PGlite (embedded)', ['bun', 'server/index.ts'], { DATA_DIR: dataDir, SECRET_KEY: SECRET }, freePort()),
   ]
   await writeSection('Idle: memory and background work', [
     `Each server started alone, then left idle: measured for ${seconds} s after 3 s of settling. CPU is the process's user + system time (every thread) scaled to a minute. On PostgreSQL, "ran SQL" counts the server's connections whose \`pg_stat_activity.state_change\` moved during the window, i.e. that ran any statement. Chorus runs its event dispatcher, webhook worker thread and mailer, which sleep until a NOTIFY wakes them (backstop 30 s, so a window longer than that would show one round).`,

@@ -11,6 +11,7 @@ import { newId } from '../server/lib/ids.ts'
 import { createApiKey } from '../server/modules/api-keys/service.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
+import { freePort } from '../test/helpers/ports.ts'
 import { writeSection } from './report.ts'
 
 const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -18,7 +19,6 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const bigPosts = Number(process.env.BENCH_POSTS ?? 100_000)
 const votesPerUser = 100
-const PORTS = { raw: 48101, chorus: 48102 }
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
 
 /** `compare` (Chorus against the raw server), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
@@ -166,7 +166,7 @@ interface ServerOptions {
 
 async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number, pid: number) => T | Promise<T>, options: ServerOptions = {}) {
   await resetSharedState()
-  const port = PORTS[kind]
+  const port = freePort()
   const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : ['bun', 'server/index.ts']
   const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
   const child = Bun.spawn([...(options.pin === false ? [] : ['taskset', '-c', '0']), ...command], { env, stdout: 'ignore', stderr: 'inherit' })
