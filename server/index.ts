@@ -11,9 +11,9 @@ async function main() {
   let config = configOrExit(process.env)
   config = { ...config, secretKey: await resolveSecret(config) }
   const processes = processCount(config)
-  // Several processes: this one only supervises; each child serves (and finds SECRET_KEY set).
-  if (processes > 1 && !isSupervised()) return superviseProcesses(processes, { SECRET_KEY: config.secretKey! }, createLogger(config.logLevel))
   const log = createLogger(config.logLevel)
+  // Several processes: this one only supervises; each child serves (and finds SECRET_KEY set).
+  if (processes > 1 && !isSupervised()) return superviseProcesses(processes, { SECRET_KEY: config.secretKey! }, log)
   // What has started so far; a stop during start-up stops just that.
   let database: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined
   let started: Awaited<ReturnType<typeof createApp>> | undefined
