@@ -5,13 +5,15 @@
 // round trip instead of a polling interval. PGlite delivers the same notifications in-process.
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
-export const workChannel = (table: Exclude<WorkTable, '*'>) => `chorus_work_${table}`
+export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 
-/** Tables whose inserts wake loops; `*` means "anything may be due" (sent after a listener reconnects). */
-export type WorkTable = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails' | '*'
+/** Tables whose inserts wake loops. */
+export type WorkQueue = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails'
+/** What a notification names: a table, or `*`, "anything may be due" (sent after a listener reconnects). */
+export type WorkTable = WorkQueue | '*'
 
 /** Subscribes to committed work on `tables`; resolves to the unsubscribe function. */
-export type ListenForWork = (tables: readonly Exclude<WorkTable, '*'>[], onWork: (table: WorkTable) => void) => Promise<() => Promise<void>>
+export type ListenForWork = (tables: readonly WorkQueue[], onWork: (table: WorkTable) => void) => Promise<() => Promise<void>>
 
 /** The longest an idle loop sleeps without a notification: the backstop for a lease that lapses quietly. */
 export const IDLE_BACKSTOP_MS = 30_000
@@ -54,7 +56,7 @@ export function createWaker(): Waker {
  * A waker that notifications for `tables` wake. Without `listen` (a caller that has none) it only
  * sleeps, so the loop polls at the interval it asks for.
  */
-export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly Exclude<WorkTable, '*'>[]): Promise<Waker & { close(): Promise<void> }> {
+export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly WorkQueue[]): Promise<Waker & { close(): Promise<void> }> {
   const waker = createWaker()
   const unlisten = listen ? await listen(tables, () => waker.wake()) : async () => {}
   return { ...waker, close: unlisten }
