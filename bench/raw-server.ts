@@ -10,13 +10,7 @@
 import postgres from 'postgres'
 
 const sql = postgres(process.env.DATABASE_URL!, { max: 10 })
-const encoder = new TextEncoder()
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
-const sha256 = async (value: string) => {
-  let out = ''
-  for (const byte of new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(value)))) out += HEX[byte]
-  return out
-}
+const sha256 = (value: string) => Bun.SHA256.hash(value, 'hex')
 const id = (prefix: string) => `${prefix}_${Date.now().toString(36)}${crypto.getRandomValues(new Uint32Array(3)).reduce((s, n) => s + n.toString(36), '')}`.slice(0, 32)
 
 const POST_COLUMNS = sql`
@@ -45,7 +39,7 @@ function render(row: any, publicView: boolean) {
 
 async function authenticate(request: Request) {
   const key = request.headers.get('authorization')?.slice(7) ?? ''
-  const [auth] = await sql`select k.*, w.*, k.id as key_id, k.name as key_name, w.id as workspace_id from api_keys k join workspaces w on w.id = k.workspace_id where k.key_hash = ${await sha256(key)} and k.revoked_at is null`
+  const [auth] = await sql`select k.*, w.*, k.id as key_id, k.name as key_name, w.id as workspace_id from api_keys k join workspaces w on w.id = k.workspace_id where k.key_hash = ${sha256(key)} and k.revoked_at is null`
   // The key's rate-limit counter, shared by every process through PostgreSQL, as Chorus counts it without Redis.
   if (auth) {
     const window = Math.floor(Date.now() / 60_000)
@@ -93,7 +87,7 @@ Bun.serve({
       const rows = await listPage(board, sort, perPage, page)
       if (!rows.length) return notFound()
       const body = JSON.stringify(envelope(rows, perPage, page, true))
-      const etag = `W/"${(await sha256(body)).slice(0, 32)}"`
+      const etag = `W/"${sha256(body).slice(0, 32)}"`
       const headers = { etag, 'cache-control': 'public, max-age=30, stale-while-revalidate=60' }
       if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers })
       return new Response(body, { headers: { ...headers, 'content-type': 'application/json;charset=utf-8' } })

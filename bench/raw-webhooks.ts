@@ -8,8 +8,7 @@ import postgres from 'postgres'
 
 const sql = postgres(process.env.DATABASE_URL!, { max: 4, onnotice: () => {} })
 const receiver = process.env.RECEIVER_URL!
-const key = await crypto.subtle.importKey('raw', Buffer.from(process.env.WEBHOOK_SECRET!, 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])
-const encoder = new TextEncoder()
+const key = Buffer.from(process.env.WEBHOOK_SECRET!, 'base64')
 
 await sql`create table if not exists bench_raw_events (id text primary key, type text not null, data jsonb not null, created_at timestamptz not null default now())`
 await sql`create table if not exists bench_raw_log (event_id text not null, status int not null, at timestamptz not null default now())`
@@ -20,7 +19,7 @@ await sql.unsafe('create trigger bench_raw_events_notify after insert on bench_r
 async function send(event: { id: string; type: string; data: unknown; created_at: Date }) {
   const body = JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at.toISOString(), data: event.data })
   const timestamp = Math.floor(Date.now() / 1000).toString()
-  const signature = Buffer.from(await crypto.subtle.sign('HMAC', key, encoder.encode(`${event.id}.${timestamp}.${body}`))).toString('base64')
+  const signature = new Bun.CryptoHasher('sha256', key).update(`${event.id}.${timestamp}.${body}`).digest('base64')
   const response = await fetch(receiver, { method: 'POST', body, headers: { 'content-type': 'application/json', 'webhook-id': event.id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` } })
   await response.arrayBuffer()
   return { id: event.id, status: response.status }

@@ -106,7 +106,7 @@ export async function endUserWriter(ctx: AppContext, request: Pick<Request, 'hea
     await enforceRateLimit(ctx, headers, `public-write:ip:${clientIp}`, ctx.config.rateLimitPerIp)
     if (email === undefined) throw invalid(['body', 'email'], 'Anonymous visitors give an e-mail address (or identify first)')
     const normalized = email.trim().toLowerCase()
-    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${await sha256Hex(normalized)}`, anonymous: null }
+    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${sha256Hex(normalized)}`, anonymous: null }
   }
   // A lapsed subscription makes the whole workspace read-only, its public routes included.
   if (dashboardAccess(workspace, new Date(), ctx.config.billing) !== 'full') {
@@ -210,7 +210,7 @@ export const authPlugin = perApp((ctx: AppContext) => {
   async function idempotencyClaim(request: Request, scope: string, body: unknown): Promise<Replay | null> {
     const key = request.method === 'POST' ? request.headers.get('idempotency-key') : null
     if (key === null) return null
-    const outcome = await claimIdempotencyKey(ctx.db, scope, key, await requestFingerprint(request.method, new URL(request.url).pathname, body))
+    const outcome = await claimIdempotencyKey(ctx.db, scope, key, requestFingerprint(request.method, new URL(request.url).pathname, body))
     if (outcome.kind === 'replay') {
       replays.add(request)
       return outcome

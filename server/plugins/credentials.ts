@@ -119,7 +119,7 @@ export function credentialResolvers(ctx: AppContext) {
     /** Throws 401 INVALID_API_KEY for malformed, unknown and revoked keys. */
     async apiKey(value: string) {
       if (!KEY_PATTERN.test(value)) throw invalidKey()
-      const hash = await sha256Hex(value)
+      const hash = sha256Hex(value)
       const [row] = await keyLookup(ctx.db).execute({ hash })
       // The index lookup already matched the hash; the constant-time compare keeps the final check free of early exits.
       if (!row || !timingSafeEqual(row.key.keyHash, hash)) throw invalidKey()
@@ -135,7 +135,7 @@ export function credentialResolvers(ctx: AppContext) {
      */
     async oauthToken(value: string, audience: 'api' | 'mcp'): Promise<{ caller: OAuthCaller; workspace: Workspace }> {
       if (!OAUTH_ACCESS_PATTERN.test(value)) throw invalidToken()
-      const hash = await sha256Hex(value)
+      const hash = sha256Hex(value)
       const [row] = await oauthLookup(ctx.db).execute({ hash })
       if (!row || !timingSafeEqual(row.token.tokenHash, hash) || !resourceAllows(ctx.config.baseUrl, row.grant.resource, audience)) throw invalidToken()
       if (!row.grant.lastUsedAt || Date.now() - row.grant.lastUsedAt.getTime() > 60_000) {

@@ -81,7 +81,7 @@ export const publicChangelogModule = (ctx: AppContext) =>
     })
     .get('/:workspace_slug/changelog/feed.atom', async ({ params, request }) => {
       const body = await changelogFeed(ctx.db, params.workspace_slug, ctx.config.baseUrl)
-      const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
+      const etag = `W/"${sha256Hex(body).slice(0, 32)}"`
       const headers = { 'content-type': 'application/atom+xml; charset=utf-8', 'cache-control': PUBLIC_CACHE_CONTROL, etag }
       if (etagMatches(request.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers })
       return new Response(body, { headers })

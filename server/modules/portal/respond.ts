@@ -22,7 +22,7 @@ export async function htmlPage(ctx: AppContext, request: Request, doc: Doc | Saf
   const shared = !personal && !/(?:^|;\s*)(access_token|refresh_token)=/.test(request.headers.get('cookie') ?? '')
   headers['cache-control'] = shared && status === 200 ? PUBLIC_CACHE_CONTROL : 'private, no-store'
   if (status === 200 && request.method === 'GET') {
-    const etag = (headers.etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`)
+    const etag = (headers.etag = `W/"${sha256Hex(body).slice(0, 32)}"`)
     if (request.headers.get('if-none-match')?.split(',').some((tag) => sameTag(tag, etag))) return new Response(null, { status: 304, headers })
   }
   return htmlResponse(body, { scripts: ["'self'"], styles, media: [new URL(ctx.config.baseUrl).origin] }, { status, headers })

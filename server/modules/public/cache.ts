@@ -29,7 +29,7 @@ export async function conditionalJson({ request, responseValue, set }: Exchange)
   if (request.method !== 'GET' || responseValue instanceof Response || responseValue === undefined) return
   if (set.status !== undefined && set.status !== 200) return
   const body = JSON.stringify(responseValue)
-  const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
+  const etag = `W/"${sha256Hex(body).slice(0, 32)}"`
   set.headers['cache-control'] = request.headers.has('authorization') ? PRIVATE_CACHE_CONTROL : PUBLIC_CACHE_CONTROL
   // Every answer varies with the session, so no cache hands an anonymous answer to a visitor with one, or the reverse.
   set.headers.vary = 'Authorization'

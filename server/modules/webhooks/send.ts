@@ -56,7 +56,7 @@ export async function sendWebhook(job: DeliveryJob, settings: SendSettings): Pro
         'user-agent': 'Chorus-Webhooks/1.0',
         'webhook-id': job.eventId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': await signatureHeader(job.secrets, job.eventId, timestamp, job.body),
+        'webhook-signature': signatureHeader(job.secrets, job.eventId, timestamp, job.body),
         'x-chorus-event': job.eventType,
       },
       body: job.body,
