@@ -2,13 +2,15 @@
 // cannot reach the server's own network.
 import { isIP } from 'node:net'
 
-type Range = { kind: 'private' | 'always'; test: (bytes: number[]) => boolean }
+type Range = { kind: 'private' | 'always'; network: number; mask: number }
+
+/** An IPv4 address as an unsigned 32-bit number; ranges compare with two integer operations (this runs once per outbound call). */
+const toUint32 = (bytes: readonly number[]) => ((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0
 
 const v4 = (cidr: string, kind: Range['kind']): Range => {
   const [base, bits] = cidr.split('/') as [string, string]
-  const value = base.split('.').reduce((acc, part) => (acc << 8n) | BigInt(part), 0n)
-  const shift = BigInt(32 - Number(bits))
-  return { kind, test: (b) => b.length === 4 && (b.reduce((acc, part) => (acc << 8n) | BigInt(part), 0n) >> shift) === value >> shift }
+  const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0
+  return { kind, network: (toUint32(base.split('.').map(Number)) & mask) >>> 0, mask }
 }
 
 /** IPv4 ranges no webhook may reach unless the operator allows private targets; `always` ones never. */
@@ -48,11 +50,15 @@ function parseV6(address: string): number[] {
   })
 }
 
+const V6_METADATA = parseV6('fd00:ec2::254') // cloud metadata (AWS)
+
 /** `private`: refused unless the operator allows private targets; `always`: refused even then. */
 export type Verdict = 'public' | 'private' | 'always'
 
 function classifyV4(bytes: number[]): Verdict {
-  const hit = V4_RANGES.find((range) => range.test(bytes))
+  if (bytes.length !== 4) return 'always'
+  const value = toUint32(bytes)
+  const hit = V4_RANGES.find((range) => ((value & range.mask) >>> 0) === range.network)
   return hit?.kind ?? 'public'
 }
 
@@ -65,8 +71,7 @@ function classifyV6(bytes: number[]): Verdict {
   if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && bytes.slice(4, 12).every((b) => b === 0)) return classifyV4(bytes.slice(12))
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return classifyV4(bytes.slice(2, 6)) // 6to4
   if (bytes[0] === 0xff) return 'always' // multicast
-  const metadata = parseV6('fd00:ec2::254')
-  if (bytes.every((b, i) => b === metadata[i])) return 'always'
+  if (bytes.every((b, i) => b === V6_METADATA[i])) return 'always'
   if ((bytes[0]! & 0xfe) === 0xfc) return 'private' // unique local fc00::/7
   if (bytes[0] === 0xfe && (bytes[1]! & 0xc0) === 0x80) return 'private' // link-local fe80::/10
   if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0x0d && bytes[3] === 0xb8) return 'private' // documentation

@@ -113,8 +113,7 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
       // Connect to the address that was checked; the name still goes in Host and in TLS (SNI and certificate check).
       const connectTo = new URL(target.url)
       connectTo.hostname = target.address.includes(':') ? `[${target.address}]` : target.address
-      const headers = new Headers(request.headers)
-      headers.set('host', target.url.host)
+      const headers = withHost(request.headers, target.url.host)
       const response = await fetch(connectTo, {
         method: request.method ?? 'GET',
         headers,
@@ -144,14 +143,15 @@ function underBase(url: URL, base: URL): boolean {
 
 /** The body up to `limit` bytes; the rest is never read. */
 async function readCapped(response: Response, limit: number, signal: AbortSignal): Promise<{ body: Uint8Array<ArrayBuffer>; truncated: boolean }> {
-  if (!response.body) return { body: new Uint8Array(0), truncated: false }
   // A body announced as small enough is read whole (the common, cheap case); the timeout still aborts it.
+  // `response.body` is not touched on this path: asking for it builds a stream.
   const announced = Number(response.headers.get('content-length') ?? Number.NaN)
   if (!response.headers.has('content-encoding') && Number.isInteger(announced) && announced <= limit) {
     const body = new Uint8Array(await response.arrayBuffer())
     if (body.length <= limit) return { body, truncated: false }
     return { body: body.slice(0, limit), truncated: true }
   }
+  if (!response.body) return { body: new Uint8Array(0), truncated: false }
   const reader = response.body.getReader()
   const aborted = new Promise<never>((_, reject) => {
     if (signal.aborted) reject(signal.reason)
@@ -177,6 +177,19 @@ async function readCapped(response: Response, limit: number, signal: AbortSignal
   }
   const all = new Uint8Array(Buffer.concat(chunks))
   return size > limit ? { body: all.slice(0, limit), truncated: true } : { body: all, truncated: false }
+}
+
+/** The request's headers with `host` set; a plain record stays one (no Headers object built twice per call). */
+function withHost(init: HeadersInit | undefined, host: string): HeadersInit {
+  if (init && !(init instanceof Headers) && !Array.isArray(init)) {
+    const headers: Record<string, string> = {}
+    for (const name in init) if (name.toLowerCase() !== 'host') headers[name] = init[name]!
+    headers.host = host
+    return headers
+  }
+  const headers = new Headers(init)
+  headers.set('host', host)
+  return headers
 }
 
 /** The answer's headers without those that described the body as it came over the wire. */
