@@ -1,9 +1,10 @@
 // Webhook delivery, Chorus beside the raw baseline (bench/raw-webhooks.ts) in one run, on a fresh local
 // PostgreSQL database; the server alone on core 0, this process (load generator and receiver) on core 1.
-//   latency:    events committed one per transaction at a steady BENCH_RATE (500/s) for BENCH_SECONDS;
+//   latency:    events committed one per transaction at a steady BENCH_RATE (500/s) for BENCH_SECONDS, after
+//               BENCH_WARMUP_SECONDS (3) of the same load that is not counted;
 //               latency from the commit returning to the request reaching the receiver.
-//   throughput: a backlog of BENCH_BACKLOG (30,000) events committed while the server is down, then
-//               the server started: deliveries per second from the first receipt to the last.
+//   throughput: the deliverer warmed the same way, then frozen (SIGSTOP) while a backlog of BENCH_BACKLOG
+//               (30,000) events is committed, then resumed: deliveries per second from the first receipt to the last.
 // Both count every event received, lost and received twice. Chorus runs one process (WEB_CONCURRENCY=1)
 // with one endpoint subscribed, so each event is one delivery.
 // Usage: npm run bench:webhooks   (needs taskset and a Postgres at BENCH_POSTGRES_URL).
@@ -23,6 +24,7 @@ import { writeSection } from './report.ts'
 
 const rate = Number(process.env.BENCH_RATE ?? 500)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 const backlog = Number(process.env.BENCH_BACKLOG ?? 30_000)
 const phases = (process.env.BENCH_PHASES ?? 'latency,throughput').split(',')
 const SECRET = 'bench-secret-key-that-is-long-enough-0123456789'
@@ -68,9 +70,15 @@ async function startDeliverer(kind: 'chorus' | 'raw') {
     output += new TextDecoder().decode(chunk.value)
   }
   void (async () => { while (!(await reader.read()).done); })().catch(() => {})
-  return async () => {
-    child.kill('SIGTERM')
-    await child.exited
+  return {
+    async stop() {
+      child.kill('SIGCONT')
+      child.kill('SIGTERM')
+      await child.exited
+    },
+    /** Freezes the process (SIGSTOP) so a backlog can pile up behind a deliverer that is already warm. */
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
   }
 }
 
@@ -121,8 +129,12 @@ try {
   if (phases.includes('latency')) {
     const rows: string[] = []
     for (const kind of kinds) {
-      const stop = await startDeliverer(kind)
+      const deliverer = await startDeliverer(kind)
       try {
+        // The same load for a few seconds first, not counted: a process just started runs its code cold
+        // (Chorus's first second ran at 400-500 ms per event before its JIT caught up), as bench/posts.ts warms up too.
+        const warm = await offer(commits[kind], rate * warmupSeconds)
+        await waitForAll(warm.committed.keys(), warm.committed.size)
         reset()
         const { committed, offered } = await offer(commits[kind], rate * seconds)
         const lost = await waitForAll(committed.keys(), committed.size)
@@ -131,11 +143,11 @@ try {
         console.log(line)
         rows.push(`| ${kind === 'raw' ? 'raw baseline' : 'Chorus'} | ${line.offered} | ${line.delivered} | ${line.lost} | ${line.duplicates} | ${line.p50} ms | ${line.p99} ms | ${line.max} ms |`)
       } finally {
-        await stop()
+        await deliverer.stop()
       }
     }
     await writeSection('Webhooks: delivery latency at 500 events/s', [
-      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s, to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, fan-out, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
+      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s (after ${warmupSeconds} s of the same load, not counted), to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, fan-out, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
       '',
       '| deliverer | offered events/s | delivered | lost | duplicates | latency p50 | p99 | max |',
       '|---|---|---|---|---|---|---|---|',
@@ -147,17 +159,23 @@ try {
     const rows: string[] = []
     let rawRate = 0
     for (const kind of kinds) {
-      reset()
-      const ids: string[] = []
-      for (let start = 0; start < backlog; start += 1000) {
-        const batch = Array.from({ length: Math.min(1000, backlog - start) }, (_, j) => ({ id: newId('event'), type: 'post.created', data: data(start + j) }))
-        ids.push(...batch.map((row) => row.id))
-        if (kind === 'chorus') await database.db.insert(events).values(batch.map((row) => ({ ...row, workspaceId: workspace.id })))
-        else await raw`insert into bench_raw_events ${raw(batch.map((row) => ({ ...row, data: raw.json(row.data) })), 'id', 'type', 'data')}`
-      }
-      const startedAt = now()
-      const stop = await startDeliverer(kind)
+      // Warm first (as in the latency phase), then frozen while the backlog is committed, so the drain
+      // measures a running deliverer rather than a process's first second of cold code.
+      const deliverer = await startDeliverer(kind)
       try {
+        const warm = await offer(commits[kind], rate * warmupSeconds)
+        await waitForAll(warm.committed.keys(), warm.committed.size)
+        deliverer.pause()
+        reset()
+        const ids: string[] = []
+        for (let start = 0; start < backlog; start += 1000) {
+          const batch = Array.from({ length: Math.min(1000, backlog - start) }, (_, j) => ({ id: newId('event'), type: 'post.created', data: data(start + j) }))
+          ids.push(...batch.map((row) => row.id))
+          if (kind === 'chorus') await database.db.insert(events).values(batch.map((row) => ({ ...row, workspaceId: workspace.id })))
+          else await raw`insert into bench_raw_events ${raw(batch.map((row) => ({ ...row, data: raw.json(row.data) })), 'id', 'type', 'data')}`
+        }
+        const startedAt = now()
+        deliverer.resume()
         const lost = await waitForAll(ids, ids.length)
         const times = [...received.values()].sort((a, b) => a - b)
         const perSecond = (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000)
@@ -166,11 +184,11 @@ try {
         console.log(line)
         rows.push(`| ${kind === 'raw' ? 'raw baseline' : 'Chorus'} | ${line.backlog} | ${line.delivered} | ${line.lost} | ${line.duplicates} | **${line.perSecond}** | ${line.drainedIn} s | ${kind === 'raw' ? '1.00×' : `${(perSecond / rawRate).toFixed(2)}×`} |`)
       } finally {
-        await stop()
+        await deliverer.stop()
       }
     }
     await writeSection('Webhooks: sustained deliveries per second', [
-      `A backlog of ${backlog.toLocaleString('en')} events committed (1,000 per transaction) while the deliverer is down, then the deliverer started on core 0; the receiver (Bun.serve, answers 200 at once) on core 1. Deliveries per second run from the first receipt to the last; "drained in" counts from the start of the process. Goal: Chorus ≥ 5,000 deliveries/s, none lost or duplicated.`,
+      `Each deliverer is started on core 0 and warmed with ${warmupSeconds} s of events at ${rate}/s, then frozen (SIGSTOP) while a backlog of ${backlog.toLocaleString('en')} events is committed (1,000 per transaction), then resumed; the receiver (Bun.serve, answers 200 at once) on core 1. Deliveries per second run from the first receipt to the last; "drained in" counts from the resume. Goal: Chorus ≥ 5,000 deliveries/s, none lost or duplicated.`,
       '',
       '| deliverer | backlog | delivered | lost | duplicates | deliveries/s | drained in | against raw |',
       '|---|---|---|---|---|---|---|---|',
