@@ -235,4 +235,16 @@ describe('security', () => {
     const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
     expect(log.response_body).toHaveLength(4096)
   })
+
+  test('an answer with NUL bytes or broken UTF-8 is recorded (without the NULs) and not sent again', async () => {
+    // PostgreSQL text cannot hold NUL: kept as it came, the attempt could never be recorded and its lease
+    // would lapse and send it again, forever.
+    receiver.respondWith(() => new Response(new Uint8Array([0x6f, 0x00, 0x6b, 0xff, 0x00])))
+    const { id } = await hook('/nul')
+    await newPost('Binary answer')
+    const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
+    expect(log).toMatchObject({ success: true, response_status: 200, response_body: 'ok\uFFFD', error: null })
+    expect(await deliveryOf(id)).toMatchObject({ status: 'done', attempts: 1, leaseOwner: null })
+    expect(receiver.to('/nul')).toHaveLength(1)
+  })
 })

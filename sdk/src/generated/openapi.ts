@@ -5656,7 +5656,7 @@ export interface components {
             event_id: string;
             event_type: string;
             id: string;
-            /** @description The first 4 KiB */
+            /** @description The first 4 KiB of the answer, decoded as UTF-8 (invalid bytes become U+FFFD, NUL characters are dropped) */
             response_body: ((string | null) | null) | null;
             response_status: (number | null) | null;
             success: boolean;

@@ -63,7 +63,7 @@ export const WebhookDeliveryLogResponse = t.Object({
   attempt: t.Integer({ description: '1 for the first attempt' }),
   success: t.Boolean(),
   response_status: t.Nullable(t.Integer()),
-  response_body: t.Nullable(t.String({ description: 'The first 4 KiB' })),
+  response_body: t.Nullable(t.String({ description: 'The first 4 KiB of the answer, decoded as UTF-8 (invalid bytes become U+FFFD, NUL characters are dropped)' })),
   error: t.Nullable(t.String()),
   duration_ms: t.Integer(),
   created_at: Timestamp,

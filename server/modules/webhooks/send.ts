@@ -61,7 +61,8 @@ export async function sendWebhook(job: DeliveryJob, settings: SendSettings): Pro
       },
       body: job.body,
     })
-    const body = response.text()
+    // Kept as text in PostgreSQL, which cannot hold NUL: an answer with one could never be recorded.
+    const body = response.text().replaceAll('\u0000', '')
     const success = response.status >= 200 && response.status < 300
     const retryAfterMs = response.status === 429 || response.status === 503 ? parseRetryAfter(response.headers.get('retry-after')) : null
     const error = success ? null : response.status >= 300 && response.status < 400 ? `Redirect (${response.status}) not followed` : `HTTP ${response.status}`
