@@ -46,6 +46,8 @@ export async function leaseDue<Row>(db: Db, jobs: JobTable, owner: number, limit
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
   const table = sql.raw(jobs.table)
   const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
+  // Read along the due index in order, stopping at the limit: the worker's connections plan for that
+  // (server/db/client.ts `queuePlans`), whatever the statistics say about the queue's size.
   return rowsOf<Row>(await db.execute(sql`
     with live as materialized (
       select objid::bigint as owner from pg_locks
