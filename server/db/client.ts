@@ -35,24 +35,11 @@ export interface Database {
 const migrationsFolder = `${import.meta.dir}/migrations`
 const MIGRATION_LOCK = 7_245_011
 
-/** Connection settings of `queuePlans` (DatabaseOptions). */
-const QUEUE_PLANS = { plan_cache_mode: 'force_custom_plan', enable_bitmapscan: 'off', enable_sort: 'off' }
-
 export interface DatabaseOptions {
   /** Called with every SQL statement sent; tests use it to prove lists cost a constant number of queries. */
   onQuery?: (sql: string) => void
   /** PGlite only: start from a dumped data directory (tests reuse one migrated template). */
   loadDataDir?: Blob
-  /**
-   * PostgreSQL only: plans for a connection that works queue tables (the delivery worker). Its tables grow
-   * from a few rows to tens of thousands within a minute, before autoanalyze runs, and plans made from the
-   * small table's statistics read the whole queue on every claim. So every statement is planned for its
-   * own parameters (`plan_cache_mode = force_custom_plan`: a reused generic plan read all of `events` for
-   * each claim, testing 256 ids per row, 100-130 ms), and bitmap scans and sorts are priced out
-   * (`enable_bitmapscan`, `enable_sort` off), so "the oldest due rows, up to N" walks its index in order and
-   * stops instead of fetching and sorting every pending row (80-100 ms at 25,000 pending).
-   */
-  queuePlans?: boolean
 }
 
 /** `undefined` → PGlite persisted in dataDir; `memory://` → throwaway PGlite; `file://path` → PGlite at path; else postgres.js. */
@@ -84,7 +71,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   }
   // connect_timeout: a backend terminated while its connection starts up leaves postgres.js waiting out the
   // whole connect timeout (30 s by default), and the request, loop round or shutdown that wanted it waits too.
-  const client = guardTransactions(preparedStatements(postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus', ...(options.queuePlans ? QUEUE_PLANS : {}) } })))
+  const client = guardTransactions(preparedStatements(postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })))
   const db = drizzlePostgres(client, { logger }) as unknown as Db
   return {
     db,

@@ -8,7 +8,7 @@
 // loop (the worker thread on Postgres); that loop also dispatches whatever is still queued at the start
 // of each round, so a backlog is fanned out and delivered in the same round. Notifications never wait
 // on the worker: if it is down, the main thread still fans out (webhook deliveries then wait for it).
-import { inArray, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { compiled } from '../db/compiled.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
@@ -20,12 +20,15 @@ import { SUBSCRIBERS } from './subscribers.ts'
 /**
  * One statement takes up to `limit` queued events off the queue and reads them: the queue rows are
  * locked (skipping those another dispatcher holds) and deleted, and the events come back oldest first.
- * The delete commits with the fan-out or rolls back with it.
+ * The delete commits with the fan-out or rolls back with it. The locked rows are deleted by their row
+ * address and the events read by `= any(array(...))`, which no plan can turn into a scan: written as
+ * `in (subquery)`, a burst of 30,000 queued events made the planner hash-join the whole queue and all of
+ * `events` for each batch of 500 (11 ms, growing with every event ever recorded).
  */
 const takeQueued = compiled('dispatch_take_queued', (db) => {
-  const queued = sql`select ${eventDispatch.eventId} from ${eventDispatch} order by ${eventDispatch.eventId} limit ${sql.placeholder('limit')} for update skip locked`
-  const taken = db.$with('taken').as(db.delete(eventDispatch).where(sql`${eventDispatch.eventId} in (${queued})`).returning({ eventId: eventDispatch.eventId }))
-  return db.with(taken).select().from(events).where(inArray(events.id, db.select({ id: taken.eventId }).from(taken))).orderBy(events.id)
+  const queued = sql`select ctid from ${eventDispatch} order by ${eventDispatch.eventId} limit ${sql.placeholder('limit')} for update skip locked`
+  const taken = db.$with('taken').as(db.delete(eventDispatch).where(sql`ctid = any(array(${queued}))`).returning({ eventId: eventDispatch.eventId }))
+  return db.with(taken).select().from(events).where(sql`${events.id} = any(array(select ${taken.eventId} from ${taken}))`).orderBy(events.id)
 })
 
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Glob } from 'bun'
-import { eq, inArray } from 'drizzle-orm'
+import { eq, inArray, sql } from 'drizzle-orm'
+import { rowsOf } from '../../server/db/client.ts'
 import { eventDispatch, events, notificationEvents, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
 import { dispatchEvents } from '../../server/events/dispatch.ts'
 import type { EventSubscriber } from '../../server/events/subscriber.ts'
@@ -46,6 +47,31 @@ describe('happy', () => {
     expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toMatchObject([{ channel: 'in_app', eventType: 'post.created' }])
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(0)
     expect(await dispatchEvents(h.db)).toBe(0)
+  })
+})
+
+describe('size', () => {
+  test('a dispatch reads the queue and the events by their keys, however large both are and whatever the planner settings', async () => {
+    // 3,000 queued events at once: a burst arrives faster than autoanalyze, and the take must not scan
+    // the queue or every event ever recorded for each batch (nor under the delivery claim's settings).
+    await h.db.execute(sql`insert into events (id, workspace_id, type, data)
+      select 'evt_size_' || g, ${ws.id}, 'post.updated', '{}'::jsonb from generate_series(1, 3000) g`)
+    try {
+      h.queries.length = 0
+      expect(await dispatchEvents(h.db, 1)).toBe(1)
+      const take = h.queries.find((query) => query.includes('delete from "event_dispatch"'))!
+      expect(take).toBeDefined()
+      for (const settings of [sql`select 1`, sql`select set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`]) {
+        const plan = await h.db.transaction(async (tx) => {
+          await tx.execute(settings)
+          return JSON.stringify(rowsOf(await tx.execute(sql.raw(`explain (format json) ${take.replace('$1', '500')}`))))
+        })
+        expect(plan).not.toContain('Seq Scan')
+        expect(plan).toContain('Tid Scan')
+      }
+    } finally {
+      await h.db.execute(sql`delete from events where id like 'evt_size_%'`)
+    }
   })
 })
 

@@ -37,17 +37,32 @@ export interface JobTable {
 const WEBHOOK_JOBS: JobTable = { table: 'webhook_deliveries', keys: ['webhook_id', 'event_id'], returning: ['attempts', 'manual'] }
 
 /**
+ * Runs a claim (the lease and the reads that build its jobs) in a transaction planned for a queue. A queue
+ * grows from a few rows to tens of thousands within seconds, long before autoanalyze sees it, and plans
+ * made from the small table's statistics read the whole queue on every claim: the lease bitmap-scanned and
+ * sorted every pending row (80-100 ms at 25,000 pending) instead of walking the due index in order and
+ * stopping at the limit, and a generic plan reused for "these ids" (`= any($1)`) read all of `events` (100-130
+ * ms). So inside the claim every statement is planned for its own parameters and bitmap scans and sorts are
+ * priced out; `set_config(..., true)` ends with the transaction, so no other statement sees these settings.
+ */
+export function claimWithQueuePlans<T>(db: Db, claim: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`)
+    return claim(tx)
+  })
+}
+
+/**
  * Leases up to `limit` due jobs of `jobs` to `owner` (the shared claim of every delivery kind). A lease
  * held by an owner whose advisory lock is gone (its process or connection died) is free at once; one
  * whose holder is alive but silent, after LEASE_SECONDS. SKIP LOCKED lets any number of processes claim
- * side by side without waiting on each other. Table and column names are constants, never input.
+ * side by side without waiting on each other. Table and column names are constants, never input. Run it
+ * inside `claimWithQueuePlans`.
  */
-export async function leaseDue<Row>(db: Db, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
+export async function leaseDue<Row>(db: Db | Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
   const table = sql.raw(jobs.table)
   const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
-  // Read along the due index in order, stopping at the limit: the worker's connections plan for that
-  // (server/db/client.ts `queuePlans`), whatever the statistics say about the queue's size.
   return rowsOf<Row>(await db.execute(sql`
     with live as materialized (
       select objid::bigint as owner from pg_locks
@@ -104,13 +119,17 @@ function openSecret(secrets: Sealer, sealed: string, context: string): Promise<s
 
 /** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
 export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  const claimed = await leaseDue<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(db, WEBHOOK_JOBS, owner, limit)
+  const { claimed, endpointRows, eventRows } = await claimWithQueuePlans(db, async (tx) => {
+    const claimed = await leaseDue<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(tx, WEBHOOK_JOBS, owner, limit)
+    if (!claimed.length) return { claimed, endpointRows: [], eventRows: [] }
+    const [endpointRows, eventRows] = await Promise.all([
+      tx.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
+      tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+    ])
+    return { claimed, endpointRows, eventRows }
+  })
   if (!claimed.length) return []
 
-  const [endpointRows, eventRows] = await Promise.all([
-    db.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
-    db.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
-  ])
   const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))
   const now = Date.now()

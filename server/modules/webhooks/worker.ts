@@ -34,7 +34,7 @@ async function startClaiming(settings: WorkerSettings & { databaseUrl: string })
     onclose: () => { if (!stopping) post({ type: 'fatal', error: 'lost the webhook owner lock (database connection closed)' }) },
   })
   await lock`select pg_advisory_lock(${LOCK_SPACE}, ${settings.owner})`
-  database = openDatabase(settings.databaseUrl, '', { queuePlans: true })
+  database = openDatabase(settings.databaseUrl, '')
   const secrets = await sealerFromKey(settings.sealingKey)
   // Provider calls go to operator-configured base URLs, which OPERATOR_URLS_ALLOW_PRIVATE may place on a private network.
   const providers = createOutbound({ dns: createDns(settings.dnsResolver), allowPrivate: settings.allowPrivate, operatorAllowPrivate: settings.chat.operatorAllowPrivate })
