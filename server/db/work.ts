@@ -3,6 +3,30 @@
 // each loop listens on its tables' channels and sleeps until a notification, its own next due time, or a
 // long backstop. An idle server therefore runs no queries; a new event reaches its loop within one
 // round trip instead of a polling interval. PGlite delivers the same notifications in-process.
+import { sql } from 'drizzle-orm'
+import type { Db, Tx } from './client.ts'
+
+/**
+ * Runs `work` in a transaction planned for queue tables: the event dispatcher's take and fan-out, and each
+ * delivery claim (the lease and the reads that build its jobs). A queue grows from a few rows to tens of
+ * thousands within seconds, before autoanalyze sees it, and PostgreSQL plans made for the small table
+ * read the whole queue at every step once it is large:
+ * - a prepared statement switches to a generic plan after five runs and keeps it until the table is
+ *   analyzed. Cached while the queue was small, the dispatcher's take sorted every queued row, found the
+ *   taken rows by a sequential scan, and matched all of `events` against the 500 ids (PostgreSQL at 1.3
+ *   of this machine's 2 cores for several seconds of a 30,000-event drain, half the usual throughput);
+ * - the lease bitmap-scanned and sorted every pending row (80-100 ms at 25,000 pending) instead of walking
+ *   the due index in order and stopping at the limit.
+ * So inside `work` each statement is planned for its own parameters and today's table sizes
+ * (`plan_cache_mode = force_custom_plan`), and bitmap scans and sorts are priced out. `set_config(..., true)`
+ * ends with the transaction: no other statement sees these settings.
+ */
+export function queueTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`)
+    return work(tx)
+  })
+}
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`

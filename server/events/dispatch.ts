@@ -13,7 +13,7 @@ import type { Db } from '../db/client.ts'
 import { compiled } from '../db/compiled.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
 import type { Logger } from '../lib/log.ts'
-import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../db/work.ts'
+import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork } from '../db/work.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
 
@@ -33,7 +33,7 @@ const takeQueued = compiled('dispatch_take_queued', (db) => {
 
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
 export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
-  return db.transaction(async (tx) => {
+  return queueTransaction(db, async (tx) => {
     // A queue row always has its event (the queue references events on delete cascade).
     const rows = await takeQueued(tx).execute({ limit })
     if (!rows.length) return 0

@@ -184,7 +184,11 @@ describe('happy', () => {
     // What a dying process leaves behind: the event fanned out and its chat job leased to an owner
     // that holds no advisory lock any more.
     await dispatchEvents(h.db)
+    h.queries.length = 0
     const leased = await claimChatDeliveries(h.db, newOwner(), 10)
+    // The lease runs in a queue transaction (server/db/work.ts): planned for the queue's size today.
+    const lease = h.queries.findIndex((query) => query.includes('with live as materialized'))
+    expect(h.queries[lease - 1]).toContain("set_config('plan_cache_mode', 'force_custom_plan', true)")
     expect(leased.map((job) => job.event.data)).toEqual([expect.objectContaining({ post: expect.objectContaining({ id: post.id }) })])
     const [job] = await h.db.select().from(chatDeliveries).where(eq(chatDeliveries.eventId, leased[0]!.eventId))
     expect(job!.leaseOwner).not.toBeNull()

@@ -3,12 +3,13 @@
 // jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { anyOf, type Db, type Tx } from '../../db/client.ts'
+import { queueTransaction } from '../../db/work.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Sealer } from '../../lib/secrets.ts'
 import type { Logger } from '../../lib/log.ts'
 import { getPost } from '../posts/queries.ts'
-import { claimWithQueuePlans, leaseDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
+import { leaseDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
 import type { DeliveryQueue } from '../webhooks/loop.ts'
 import type { Config } from '../../config.ts'
 import type { OutboxEvent } from '../../events/outbox.ts'
@@ -63,7 +64,7 @@ export interface ChatJob {
 }
 
 export async function claimChatDeliveries(db: Db, owner: number, limit: number): Promise<ChatJob[]> {
-  const { claimed, mappingRows, eventRows } = await claimWithQueuePlans(db, async (tx) => {
+  const { claimed, mappingRows, eventRows } = await queueTransaction(db, async (tx) => {
     const claimed = await leaseDue<{ mapping_id: string; event_id: string; attempts: number }>(tx, CHAT_JOBS, owner, limit)
     if (!claimed.length) return { claimed, mappingRows: [], eventRows: [] }
     const [mappingRows, eventRows] = await Promise.all([

@@ -2,6 +2,7 @@
 // events into deliveries is subscriber.ts). Plain functions over the database, run by whichever thread owns the delivery loop.
 import { and, eq, sql } from 'drizzle-orm'
 import { anyOf, rowsOf, type Db, type Tx } from '../../db/client.ts'
+import { queueTransaction } from '../../db/work.ts'
 import { events, webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
@@ -37,27 +38,11 @@ export interface JobTable {
 const WEBHOOK_JOBS: JobTable = { table: 'webhook_deliveries', keys: ['webhook_id', 'event_id'], returning: ['attempts', 'manual'] }
 
 /**
- * Runs a claim (the lease and the reads that build its jobs) in a transaction planned for a queue. A queue
- * grows from a few rows to tens of thousands within seconds, long before autoanalyze sees it, and plans
- * made from the small table's statistics read the whole queue on every claim: the lease bitmap-scanned and
- * sorted every pending row (80-100 ms at 25,000 pending) instead of walking the due index in order and
- * stopping at the limit, and a generic plan reused for "these ids" (`= any($1)`) read all of `events` (100-130
- * ms). So inside the claim every statement is planned for its own parameters and bitmap scans and sorts are
- * priced out; `set_config(..., true)` ends with the transaction, so no other statement sees these settings.
- */
-export function claimWithQueuePlans<T>(db: Db, claim: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`)
-    return claim(tx)
-  })
-}
-
-/**
  * Leases up to `limit` due jobs of `jobs` to `owner` (the shared claim of every delivery kind). A lease
  * held by an owner whose advisory lock is gone (its process or connection died) is free at once; one
  * whose holder is alive but silent, after LEASE_SECONDS. SKIP LOCKED lets any number of processes claim
  * side by side without waiting on each other. Table and column names are constants, never input. Run it
- * inside `claimWithQueuePlans`.
+ * inside `queueTransaction` (server/db/work.ts).
  */
 export async function leaseDue<Row>(db: Db | Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
@@ -119,7 +104,7 @@ function openSecret(secrets: Sealer, sealed: string, context: string): Promise<s
 
 /** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
 export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  const { claimed, endpointRows, eventRows } = await claimWithQueuePlans(db, async (tx) => {
+  const { claimed, endpointRows, eventRows } = await queueTransaction(db, async (tx) => {
     const claimed = await leaseDue<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(tx, WEBHOOK_JOBS, owner, limit)
     if (!claimed.length) return { claimed, endpointRows: [], eventRows: [] }
     const [endpointRows, eventRows] = await Promise.all([
