@@ -4,6 +4,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
+import { queueTransaction } from '../../db/work.ts'
 import { changelogEmails, changelogEntries, changelogSubscriptions, endUsers, workspaces } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
 import { notFound } from '../../errors.ts'
@@ -37,24 +38,27 @@ export async function queueChangelogMail(tx: Tx, workspaceId: string, entryId: s
     on conflict do nothing`)
 }
 
-async function claim(ctx: AppContext, limit: number) {
-  const claimed = rowsOf<{ entry_id: string; end_user_id: string }>(await ctx.db.execute(sql`
-    update changelog_emails set lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', attempts = attempts + 1
-    where (entry_id, end_user_id) in (
-      select entry_id, end_user_id from changelog_emails
-      where status = 'pending' and (lease_until is null or lease_until < now())
-      order by created_at limit ${limit}
-      for update skip locked)
-    returning entry_id, end_user_id`))
-  if (!claimed.length) return []
-  return ctx.db
-    .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })
-    .from(changelogEmails)
-    .innerJoin(changelogEntries, eq(changelogEntries.id, changelogEmails.entryId))
-    .innerJoin(endUsers, eq(endUsers.id, changelogEmails.endUserId))
-    .innerJoin(changelogSubscriptions, eq(changelogSubscriptions.endUserId, changelogEmails.endUserId))
-    .innerJoin(workspaces, eq(workspaces.id, changelogEmails.workspaceId))
-    .where(and(eq(changelogEmails.status, 'pending'), inArray(sql`(${changelogEmails.entryId}, ${changelogEmails.endUserId})`, claimed.map((row) => sql`(${row.entry_id}, ${row.end_user_id})`))))
+/** Leases up to `limit` due e-mails and reads what sending them needs, in a queue transaction (server/db/work.ts). */
+function claim(ctx: AppContext, limit: number) {
+  return queueTransaction(ctx.db, async (tx) => {
+    const claimed = rowsOf<{ entry_id: string; end_user_id: string }>(await tx.execute(sql`
+      update changelog_emails set lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', attempts = attempts + 1
+      where ctid = any(array(
+        select ctid from changelog_emails
+        where status = 'pending' and (lease_until is null or lease_until < now())
+        order by created_at limit ${limit}
+        for update skip locked))
+      returning entry_id, end_user_id`))
+    if (!claimed.length) return []
+    return tx
+      .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })
+      .from(changelogEmails)
+      .innerJoin(changelogEntries, eq(changelogEntries.id, changelogEmails.entryId))
+      .innerJoin(endUsers, eq(endUsers.id, changelogEmails.endUserId))
+      .innerJoin(changelogSubscriptions, eq(changelogSubscriptions.endUserId, changelogEmails.endUserId))
+      .innerJoin(workspaces, eq(workspaces.id, changelogEmails.workspaceId))
+      .where(and(eq(changelogEmails.status, 'pending'), inArray(sql`(${changelogEmails.entryId}, ${changelogEmails.endUserId})`, claimed.map((row) => sql`(${row.entry_id}, ${row.end_user_id})`))))
+  })
 }
 
 export const unsubscribeUrl = (baseUrl: string, workspaceSlug: string, token: string) => `${baseUrl}/api/v1/public/${workspaceSlug}/changelog/unsubscribe?token=${token}`

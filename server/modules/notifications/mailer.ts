@@ -11,27 +11,30 @@ import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { sendChangelogMail } from '../changelog/mail.ts'
-import { IDLE_BACKSTOP_MS, wakeOnWork } from '../../db/work.ts'
+import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
 
-async function claim(ctx: AppContext, limit: number) {
-  const claimed = rowsOf<{ id: string }>(await ctx.db.execute(sql`
-    update notification_events set email_lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', email_attempts = email_attempts + 1
-    where id in (
-      select id from notification_events
-      where email_status = 'pending' and (email_lease_until is null or email_lease_until < now())
-      order by created_at limit ${limit}
-      for update skip locked)
-    returning id`))
-  if (!claimed.length) return []
-  return ctx.db
-    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
-    .from(notificationEvents)
-    .innerJoin(users, eq(users.id, notificationEvents.userId))
-    .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
-    .where(inArray(notificationEvents.id, claimed.map((row) => row.id)))
+/** Leases up to `limit` due e-mails and reads what sending them needs, in a queue transaction (server/db/work.ts). */
+function claim(ctx: AppContext, limit: number) {
+  return queueTransaction(ctx.db, async (tx) => {
+    const claimed = rowsOf<{ id: string }>(await tx.execute(sql`
+      update notification_events set email_lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', email_attempts = email_attempts + 1
+      where ctid = any(array(
+        select ctid from notification_events
+        where email_status = 'pending' and (email_lease_until is null or email_lease_until < now())
+        order by created_at limit ${limit}
+        for update skip locked))
+      returning id`))
+    if (!claimed.length) return []
+    return tx
+      .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
+      .from(notificationEvents)
+      .innerJoin(users, eq(users.id, notificationEvents.userId))
+      .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
+      .where(inArray(notificationEvents.id, claimed.map((row) => row.id)))
+  })
 }
 
 async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[number]) {
