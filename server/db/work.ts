@@ -4,7 +4,7 @@
 // long backstop. An idle server therefore runs no queries; a new event reaches its loop within one
 // round trip instead of a polling interval. PGlite delivers the same notifications in-process.
 import { sql } from 'drizzle-orm'
-import type { Db, Tx } from './client.ts'
+import { rowsOf, type Db, type Tx } from './client.ts'
 
 /**
  * Runs `work` in a transaction planned for queue tables: the event dispatcher's take and fan-out, and each
@@ -26,6 +26,34 @@ export function queueTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promi
     await tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`)
     return work(tx)
   })
+}
+
+/** Column names of a simple leased queue (the e-mail senders'); constants, never input. */
+export interface LeasedQueue {
+  table: string
+  status: string
+  leaseUntil: string
+  attempts: string
+  /** Columns the lease returns (the row's key). */
+  returning: string[]
+}
+
+/**
+ * Leases up to `limit` of the oldest pending rows of `queue` for `seconds` (a crash means a resend after
+ * the lease, never a loss) and counts the attempt. Run it inside `queueTransaction`. The rows are locked
+ * (skipping those another sender holds) and updated by their row address, which no plan turns into a scan.
+ */
+export async function leaseOldestPending<Row>(tx: Tx, queue: LeasedQueue, limit: number, seconds: number): Promise<Row[]> {
+  const [table, status, leaseUntil, attempts] = [queue.table, queue.status, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
+  const result = await tx.execute(sql`
+    update ${table} set ${leaseUntil} = now() + interval '${sql.raw(String(seconds))} seconds', ${attempts} = ${attempts} + 1
+    where ctid = any(array(
+      select ctid from ${table}
+      where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now())
+      order by created_at limit ${limit}
+      for update skip locked))
+    returning ${sql.raw(queue.returning.join(', '))}`)
+  return rowsOf<Row>(result)
 }
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */

@@ -3,8 +3,8 @@
 // below delivers those rows after commit, from the notification mailer's loop, with leases and backoff.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
-import { rowsOf, type Db, type Tx } from '../../db/client.ts'
-import { queueTransaction } from '../../db/work.ts'
+import type { Db, Tx } from '../../db/client.ts'
+import { leaseOldestPending, queueTransaction, type LeasedQueue } from '../../db/work.ts'
 import { changelogEmails, changelogEntries, changelogSubscriptions, endUsers, workspaces } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
 import { notFound } from '../../errors.ts'
@@ -15,6 +15,7 @@ import { senderFor } from '../sending-domain/service.ts'
 
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
+const MAIL_QUEUE: LeasedQueue = { table: 'changelog_emails', status: 'status', leaseUntil: 'lease_until', attempts: 'attempts', returning: ['entry_id', 'end_user_id'] }
 
 /**
  * Queues one mail per distinct end user who voted on any of `postIds`, has an e-mail address and is
@@ -41,14 +42,7 @@ export async function queueChangelogMail(tx: Tx, workspaceId: string, entryId: s
 /** Leases up to `limit` due e-mails and reads what sending them needs, in a queue transaction (server/db/work.ts). */
 function claim(ctx: AppContext, limit: number) {
   return queueTransaction(ctx.db, async (tx) => {
-    const claimed = rowsOf<{ entry_id: string; end_user_id: string }>(await tx.execute(sql`
-      update changelog_emails set lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', attempts = attempts + 1
-      where ctid = any(array(
-        select ctid from changelog_emails
-        where status = 'pending' and (lease_until is null or lease_until < now())
-        order by created_at limit ${limit}
-        for update skip locked))
-      returning entry_id, end_user_id`))
+    const claimed = await leaseOldestPending<{ entry_id: string; end_user_id: string }>(tx, MAIL_QUEUE, limit, LEASE_SECONDS)
     if (!claimed.length) return []
     return tx
       .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })

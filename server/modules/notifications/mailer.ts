@@ -11,22 +11,16 @@ import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { sendChangelogMail } from '../changelog/mail.ts'
-import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork } from '../../db/work.ts'
+import { IDLE_BACKSTOP_MS, leaseOldestPending, queueTransaction, wakeOnWork, type LeasedQueue } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
+const MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'] }
 
 /** Leases up to `limit` due e-mails and reads what sending them needs, in a queue transaction (server/db/work.ts). */
 function claim(ctx: AppContext, limit: number) {
   return queueTransaction(ctx.db, async (tx) => {
-    const claimed = rowsOf<{ id: string }>(await tx.execute(sql`
-      update notification_events set email_lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', email_attempts = email_attempts + 1
-      where ctid = any(array(
-        select ctid from notification_events
-        where email_status = 'pending' and (email_lease_until is null or email_lease_until < now())
-        order by created_at limit ${limit}
-        for update skip locked))
-      returning id`))
+    const claimed = await leaseOldestPending<{ id: string }>(tx, MAIL_QUEUE, limit, LEASE_SECONDS)
     if (!claimed.length) return []
     return tx
       .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
