@@ -3,6 +3,7 @@
 // each loop listens on its tables' channels and sleeps until a notification, its own next due time, or a
 // long backstop. An idle server therefore runs no queries; a new event reaches its loop within one
 // round trip instead of a polling interval. PGlite delivers the same notifications in-process.
+// The loops' claims on those tables run in `queueTransaction`, planned for a queue's sudden growth.
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from './client.ts'
 
@@ -13,8 +14,8 @@ import { rowsOf, type Db, type Tx } from './client.ts'
  * read the whole queue at every step once it is large:
  * - a prepared statement switches to a generic plan after five runs and keeps it until the table is
  *   analyzed. Cached while the queue was small, the dispatcher's take sorted every queued row, found the
- *   taken rows by a sequential scan, and matched all of `events` against the 500 ids (PostgreSQL at 1.3
- *   of this machine's 2 cores for several seconds of a 30,000-event drain, half the usual throughput);
+ *   taken rows by a sequential scan, and matched all of `events` against the 500 ids (PostgreSQL busy
+ *   on 1.3 cores for several seconds of a 30,000-event drain, which ran at half its usual rate);
  * - the lease bitmap-scanned and sorted every pending row (80-100 ms at 25,000 pending) instead of walking
  *   the due index in order and stopping at the limit.
  * So inside `work` each statement is planned for its own parameters and today's table sizes
