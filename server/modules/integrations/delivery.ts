@@ -3,13 +3,12 @@
 // jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { anyOf, type Db, type Tx } from '../../db/client.ts'
-import { queueTransaction } from '../../db/work.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Sealer } from '../../lib/secrets.ts'
 import type { Logger } from '../../lib/log.ts'
 import { getPost } from '../posts/queries.ts'
-import { leaseDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
+import { claimDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
 import type { DeliveryQueue } from '../webhooks/loop.ts'
 import type { Config } from '../../config.ts'
 import type { OutboxEvent } from '../../events/outbox.ts'
@@ -64,19 +63,15 @@ export interface ChatJob {
 }
 
 export async function claimChatDeliveries(db: Db, owner: number, limit: number): Promise<ChatJob[]> {
-  const { claimed, mappingRows, eventRows } = await queueTransaction(db, async (tx) => {
-    const claimed = await leaseDue<{ mapping_id: string; event_id: string; attempts: number }>(tx, CHAT_JOBS, owner, limit)
-    if (!claimed.length) return { claimed, mappingRows: [], eventRows: [] }
-    const [mappingRows, eventRows] = await Promise.all([
-      tx.select({ mapping: chatChannelMappings, integration: integrations, slug: workspaces.slug }).from(chatChannelMappings)
-        .innerJoin(integrations, eq(integrations.id, chatChannelMappings.integrationId))
-        .innerJoin(workspaces, eq(workspaces.id, chatChannelMappings.workspaceId))
-        .where(anyOf(chatChannelMappings.id, [...new Set(claimed.map((row) => row.mapping_id))])),
-      tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
-    ])
-    return { claimed, mappingRows, eventRows }
-  })
-  if (!claimed.length) return []
+  const due = await claimDue(db, CHAT_JOBS, owner, limit, (tx, claimed: { mapping_id: string; event_id: string; attempts: number }[]) => Promise.all([
+    tx.select({ mapping: chatChannelMappings, integration: integrations, slug: workspaces.slug }).from(chatChannelMappings)
+      .innerJoin(integrations, eq(integrations.id, chatChannelMappings.integrationId))
+      .innerJoin(workspaces, eq(workspaces.id, chatChannelMappings.workspaceId))
+      .where(anyOf(chatChannelMappings.id, [...new Set(claimed.map((row) => row.mapping_id))])),
+    tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+  ]))
+  if (!due) return []
+  const { claimed, read: [mappingRows, eventRows] } = due
   const mappingsById = new Map(mappingRows.map((row) => [row.mapping.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))
   // A mapping deleted since the claim took its jobs with it (cascade): nothing to send.

@@ -14,7 +14,7 @@ import type { AttemptResult, DeliveryJob } from './send.ts'
 
 /**
  * Another kind of delivery job run by the same loop (chat messages): claimed with the shared lease
- * (queue.ts `leaseDue`), sent, and recorded one by one.
+ * (queue.ts `claimDue`), sent, and recorded one by one.
  */
 export interface DeliveryQueue<Job = any, Result = any> {
   name: string

@@ -41,14 +41,13 @@ const WEBHOOK_JOBS: JobTable = { table: 'webhook_deliveries', keys: ['webhook_id
  * Leases up to `limit` due jobs of `jobs` to `owner` (the shared claim of every delivery kind). A lease
  * held by an owner whose advisory lock is gone (its process or connection died) is free at once; one
  * whose holder is alive but silent, after LEASE_SECONDS. SKIP LOCKED lets any number of processes claim
- * side by side without waiting on each other. Table and column names are constants, never input. Run it
- * inside `queueTransaction` (server/db/work.ts).
+ * side by side without waiting on each other. Table and column names are constants, never input.
  */
-export async function leaseDue<Row>(db: Db | Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
+async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
   const table = sql.raw(jobs.table)
   const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
-  return rowsOf<Row>(await db.execute(sql`
+  return rowsOf<Row>(await tx.execute(sql`
     with live as materialized (
       select objid::bigint as owner from pg_locks
       where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(LOCK_SPACE))}
@@ -64,6 +63,17 @@ export async function leaseDue<Row>(db: Db | Tx, jobs: JobTable, owner: number, 
     update ${table} d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
     from due where d.${target} = due.${target} and d.${event} = due.${event}
     returning ${returning}`))
+}
+
+/**
+ * Leases due jobs of `jobs` (leaseDue) and reads what sending them needs, in one queue transaction
+ * (server/db/work.ts: planned for the queue's size today); null when nothing was due.
+ */
+export function claimDue<Row, Read>(db: Db, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
+  return queueTransaction(db, async (tx) => {
+    const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
+    return claimed.length ? { claimed, read: await read(tx, claimed) } : null
+  })
 }
 
 /**
@@ -104,17 +114,12 @@ function openSecret(secrets: Sealer, sealed: string, context: string): Promise<s
 
 /** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
 export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  const { claimed, endpointRows, eventRows } = await queueTransaction(db, async (tx) => {
-    const claimed = await leaseDue<{ webhook_id: string; event_id: string; attempts: number; manual: boolean }>(tx, WEBHOOK_JOBS, owner, limit)
-    if (!claimed.length) return { claimed, endpointRows: [], eventRows: [] }
-    const [endpointRows, eventRows] = await Promise.all([
-      tx.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
-      tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
-    ])
-    return { claimed, endpointRows, eventRows }
-  })
-  if (!claimed.length) return []
-
+  const due = await claimDue(db, WEBHOOK_JOBS, owner, limit, (tx, claimed: { webhook_id: string; event_id: string; attempts: number; manual: boolean }[]) => Promise.all([
+    tx.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
+    tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+  ]))
+  if (!due) return []
+  const { claimed, read: [endpointRows, eventRows] } = due
   const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))
   const now = Date.now()
