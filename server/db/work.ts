@@ -29,7 +29,7 @@ export function queueTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promi
   })
 }
 
-/** Column names of a simple leased queue (the e-mail senders'); constants, never input. */
+/** A simple leased queue (the e-mail senders'): column names, constants, never input. */
 export interface LeasedQueue {
   table: string
   status: string
@@ -37,24 +37,28 @@ export interface LeasedQueue {
   attempts: string
   /** Columns the lease returns (the row's key). */
   returning: string[]
+  /** How long a lease lasts: a crash means a resend after it, never a loss. */
+  leaseSeconds: number
 }
 
 /**
- * Leases up to `limit` of the oldest pending rows of `queue` for `seconds` (a crash means a resend after
- * the lease, never a loss) and counts the attempt. Run it inside `queueTransaction`. The rows are locked
- * (skipping those another sender holds) and updated by their row address, which no plan turns into a scan.
+ * Leases up to `limit` of the oldest pending rows of `queue`, counts the attempt, and reads what sending them
+ * needs, in one `queueTransaction`; [] when nothing was due. The rows are locked (skipping those another
+ * sender holds) and updated by their row address, which no plan turns into a scan.
  */
-export async function leaseOldestPending<Row>(tx: Tx, queue: LeasedQueue, limit: number, seconds: number): Promise<Row[]> {
+export function claimOldestPending<Row, Job>(db: Db, queue: LeasedQueue, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Job[]>): Promise<Job[]> {
   const [table, status, leaseUntil, attempts] = [queue.table, queue.status, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
-  const result = await tx.execute(sql`
-    update ${table} set ${leaseUntil} = now() + interval '${sql.raw(String(seconds))} seconds', ${attempts} = ${attempts} + 1
-    where ctid = any(array(
-      select ctid from ${table}
-      where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now())
-      order by created_at limit ${limit}
-      for update skip locked))
-    returning ${sql.raw(queue.returning.join(', '))}`)
-  return rowsOf<Row>(result)
+  return queueTransaction(db, async (tx) => {
+    const claimed = rowsOf<Row>(await tx.execute(sql`
+      update ${table} set ${leaseUntil} = now() + interval '${sql.raw(String(queue.leaseSeconds))} seconds', ${attempts} = ${attempts} + 1
+      where ctid = any(array(
+        select ctid from ${table}
+        where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now())
+        order by created_at limit ${limit}
+        for update skip locked))
+      returning ${sql.raw(queue.returning.join(', '))}`))
+    return claimed.length ? read(tx, claimed) : []
+  })
 }
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */

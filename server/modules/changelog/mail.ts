@@ -4,7 +4,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
 import type { Db, Tx } from '../../db/client.ts'
-import { leaseOldestPending, queueTransaction, type LeasedQueue } from '../../db/work.ts'
+import { claimOldestPending, type LeasedQueue } from '../../db/work.ts'
 import { changelogEmails, changelogEntries, changelogSubscriptions, endUsers, workspaces } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
 import { notFound } from '../../errors.ts'
@@ -14,8 +14,7 @@ import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { senderFor } from '../sending-domain/service.ts'
 
 const MAX_ATTEMPTS = 5
-const LEASE_SECONDS = 60
-const MAIL_QUEUE: LeasedQueue = { table: 'changelog_emails', status: 'status', leaseUntil: 'lease_until', attempts: 'attempts', returning: ['entry_id', 'end_user_id'] }
+const MAIL_QUEUE: LeasedQueue = { table: 'changelog_emails', status: 'status', leaseUntil: 'lease_until', attempts: 'attempts', returning: ['entry_id', 'end_user_id'], leaseSeconds: 60 }
 
 /**
  * Queues one mail per distinct end user who voted on any of `postIds`, has an e-mail address and is
@@ -39,20 +38,16 @@ export async function queueChangelogMail(tx: Tx, workspaceId: string, entryId: s
     on conflict do nothing`)
 }
 
-/** Leases up to `limit` due e-mails and reads what sending them needs, in a queue transaction (server/db/work.ts). */
+/** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
 function claim(ctx: AppContext, limit: number) {
-  return queueTransaction(ctx.db, async (tx) => {
-    const claimed = await leaseOldestPending<{ entry_id: string; end_user_id: string }>(tx, MAIL_QUEUE, limit, LEASE_SECONDS)
-    if (!claimed.length) return []
-    return tx
-      .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })
-      .from(changelogEmails)
-      .innerJoin(changelogEntries, eq(changelogEntries.id, changelogEmails.entryId))
-      .innerJoin(endUsers, eq(endUsers.id, changelogEmails.endUserId))
-      .innerJoin(changelogSubscriptions, eq(changelogSubscriptions.endUserId, changelogEmails.endUserId))
-      .innerJoin(workspaces, eq(workspaces.id, changelogEmails.workspaceId))
-      .where(and(eq(changelogEmails.status, 'pending'), inArray(sql`(${changelogEmails.entryId}, ${changelogEmails.endUserId})`, claimed.map((row) => sql`(${row.entry_id}, ${row.end_user_id})`))))
-  })
+  return claimOldestPending(ctx.db, MAIL_QUEUE, limit, (tx, claimed: { entry_id: string; end_user_id: string }[]) => tx
+    .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })
+    .from(changelogEmails)
+    .innerJoin(changelogEntries, eq(changelogEntries.id, changelogEmails.entryId))
+    .innerJoin(endUsers, eq(endUsers.id, changelogEmails.endUserId))
+    .innerJoin(changelogSubscriptions, eq(changelogSubscriptions.endUserId, changelogEmails.endUserId))
+    .innerJoin(workspaces, eq(workspaces.id, changelogEmails.workspaceId))
+    .where(and(eq(changelogEmails.status, 'pending'), inArray(sql`(${changelogEmails.entryId}, ${changelogEmails.endUserId})`, claimed.map((row) => sql`(${row.entry_id}, ${row.end_user_id})`)))))
 }
 
 export const unsubscribeUrl = (baseUrl: string, workspaceSlug: string, token: string) => `${baseUrl}/api/v1/public/${workspaceSlug}/changelog/unsubscribe?token=${token}`

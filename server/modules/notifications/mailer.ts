@@ -11,24 +11,19 @@ import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { sendChangelogMail } from '../changelog/mail.ts'
-import { IDLE_BACKSTOP_MS, leaseOldestPending, queueTransaction, wakeOnWork, type LeasedQueue } from '../../db/work.ts'
+import { IDLE_BACKSTOP_MS, claimOldestPending, wakeOnWork, type LeasedQueue } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
-const LEASE_SECONDS = 60
-const MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'] }
+const MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
 
-/** Leases up to `limit` due e-mails and reads what sending them needs, in a queue transaction (server/db/work.ts). */
+/** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
 function claim(ctx: AppContext, limit: number) {
-  return queueTransaction(ctx.db, async (tx) => {
-    const claimed = await leaseOldestPending<{ id: string }>(tx, MAIL_QUEUE, limit, LEASE_SECONDS)
-    if (!claimed.length) return []
-    return tx
-      .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
-      .from(notificationEvents)
-      .innerJoin(users, eq(users.id, notificationEvents.userId))
-      .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
-      .where(inArray(notificationEvents.id, claimed.map((row) => row.id)))
-  })
+  return claimOldestPending(ctx.db, MAIL_QUEUE, limit, (tx, claimed: { id: string }[]) => tx
+    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
+    .from(notificationEvents)
+    .innerJoin(users, eq(users.id, notificationEvents.userId))
+    .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
+    .where(inArray(notificationEvents.id, claimed.map((row) => row.id))))
 }
 
 async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[number]) {
