@@ -178,7 +178,10 @@ describe('happy', () => {
   })
 
   test('a message claimed by a process that then died is sent by the next one (nothing lost across a crash)', async () => {
+    // Both background loops stop: the dispatcher's own queue transactions would interleave with the claim's
+    // statements in the query log read below.
     await runner.stop()
+    await dispatcher.stop()
     const sent = messagesIn('C0000FEED').length
     const post = await newPost('Claimed, then the process crashed')
     // What a dying process leaves behind: the event fanned out and its chat job leased to an owner
@@ -192,6 +195,7 @@ describe('happy', () => {
     expect(leased.map((job) => job.event.data)).toEqual([expect.objectContaining({ post: expect.objectContaining({ id: post.id }) })])
     const [job] = await h.db.select().from(chatDeliveries).where(eq(chatDeliveries.eventId, leased[0]!.eventId))
     expect(job!.leaseOwner).not.toBeNull()
+    dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
     runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
     await runner.ready()
     const messages = await chat.waitForMessages('C0000FEED', sent + 1, 5000)

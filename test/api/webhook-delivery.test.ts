@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
 import { RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
@@ -49,6 +49,8 @@ const newPost = async (title: string) => {
 }
 const logsOf = async (webhookId: string, query = '') => (await api.get(`${base()}/${webhookId}/logs${query}`)).body as any[]
 const deliveryOf = async (webhookId: string) => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)))[0]
+/** Delivered: the last attempt logged succeeded and the delivery's row went with it. */
+const delivered = (webhookId: string) => eventually(async () => (await logsOf(webhookId))[0]?.success === true && (await deliveryOf(webhookId)) === undefined)
 
 const hook = async (path: string, events = ['post.created']) => {
   const res = await api.post(base(), { url: receiver.url(path), events })
@@ -73,6 +75,8 @@ describe('happy', () => {
     expect(Object.keys(JSON.parse(hit!.body))).toEqual(['id', 'type', 'timestamp', 'workspace_id', 'data'])
     const logs = await eventually(async () => (await api.get(`${base()}/${id}/logs`)).body.length && (await api.get(`${base()}/${id}/logs`)).body)
     expect(logs[0]).toMatchObject({ webhook_id: id, event_id: event.id, event_type: 'post.created', attempt: 1, success: true, response_status: 200, response_body: 'ok', error: null })
+    // The delivery's row went with its success; the log is its history.
+    await delivered(id)
   })
 
   test('a logged delivery is sent again with the same webhook-id (202)', async () => {
@@ -176,7 +180,7 @@ describe('errors', () => {
     await newPost('Busy')
     const hits = await receiver.waitFor('/busy', 2, 4000)
     expect(hits[1]!.at - hits[0]!.at).toBeGreaterThanOrEqual(950)
-    await eventually(async () => (await deliveryOf(id))?.status === 'done')
+    await delivered(id)
   })
 
   test('a receiver slower than the timeout is a failed attempt', async () => {
@@ -192,7 +196,7 @@ describe('errors', () => {
     const { id } = await hook('/once')
     await newPost('Once')
     await receiver.waitFor('/once', 1)
-    await eventually(async () => (await deliveryOf(id))?.status === 'done')
+    await delivered(id)
     receiver.respondWith(() => new Response('no', { status: 500 }))
     const [log] = await logsOf(id)
     expect((await api.post(`${base()}/logs/${log.id}/retry`)).status).toBe(202)
@@ -214,6 +218,48 @@ describe('errors', () => {
     const [hit] = await receiver.waitFor('/after-crash', 1, 3000)
     expect(JSON.parse(hit!.body).data.post.id).toBe(post.id)
   })
+})
+
+describe('bounds', () => {
+  // At most `maxSending` attempts on the wire, while up to twice as many deliveries are claimed: the next
+  // ones are leased before the last attempts come back.
+  test('no more than maxSending attempts are on the wire, and the next deliveries are claimed meanwhile', async () => {
+    await runner.stop()
+    runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, maxSending: 2 })
+    await runner.ready()
+    try {
+      let sending = 0
+      let mostSending = 0
+      receiver.respondWith(async () => {
+        mostSending = Math.max(mostSending, ++sending)
+        await Bun.sleep(300)
+        sending--
+        return new Response('ok')
+      })
+      const { id } = await hook('/bounded')
+      const posts = await Promise.all(Array.from({ length: 6 }, (_, n) => api.post('/api/v1/boards/ideas/posts', { title: `Slow ${n}` })))
+      expect(posts.map((post) => post.status)).toEqual(Array(6).fill(201))
+
+      let mostLeased = 0
+      const leased = () => h.db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.webhookId, id), isNotNull(webhookDeliveries.leaseOwner)))
+      const hits = await eventually(async () => {
+        mostLeased = Math.max(mostLeased, (await leased())[0]!.count)
+        return receiver.to('/bounded').length === 6 && receiver.to('/bounded')
+      }, 10_000, 'six deliveries')
+      expect(mostSending).toBe(2)
+      expect(mostLeased).toBeGreaterThan(2)
+      expect(mostLeased).toBeLessThanOrEqual(4)
+      // Each event once, and every delivery recorded (its row deleted with its success).
+      const sent = hits.map((hit) => JSON.parse(hit.body).data.post.id).sort()
+      expect(sent).toEqual(posts.map((post) => post.body.id).sort())
+      await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
+    } finally {
+      await runner.stop()
+      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+      await runner.ready()
+    }
+  }, 30_000)
 })
 
 describe('security', () => {
@@ -244,7 +290,7 @@ describe('security', () => {
     await newPost('Binary answer')
     const [log] = await eventually(async () => { const logs = await logsOf(id); return logs.length && logs })
     expect(log).toMatchObject({ success: true, response_status: 200, response_body: 'ok\uFFFD', error: null })
-    expect(await deliveryOf(id)).toMatchObject({ status: 'done', attempts: 1, leaseOwner: null })
+    await delivered(id)
     expect(receiver.to('/nul')).toHaveLength(1)
   })
 })

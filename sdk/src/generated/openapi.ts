@@ -2127,7 +2127,7 @@ export interface paths {
         put?: never;
         /**
          * Send a logged delivery again (replay)
-         * @description Queues the same event for the same endpoint now, with the same `webhook-id`. A manual retry is a single attempt. 409 when the endpoint is disabled.
+         * @description Queues the same event for the same endpoint now, with the same `webhook-id`. A manual retry is a single attempt, numbered on from the last logged attempt of the event. 409 when the endpoint is disabled.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;

@@ -30,9 +30,12 @@ export const eventDispatch = pgTable('event_dispatch', {
   eventId: text('event_id').primaryKey().references(() => events.id, { onDelete: 'cascade' }),
 })
 
-export const DELIVERY_STATES = ['pending', 'done', 'failed', 'canceled'] as const
+export const DELIVERY_STATES = ['pending', 'failed', 'canceled'] as const
 
-/** One job per (endpoint, event): its durable state machine pending → done | failed | canceled. */
+/**
+ * One job per (endpoint, event) while it has work or a final failure to show: pending → failed | canceled,
+ * and a successful attempt deletes it (the delivery log keeps every attempt; migration 0019).
+ */
 export const webhookDeliveries = pgTable('webhook_deliveries', {
   webhookId: text('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
   eventId: text('event_id').notNull().references(() => events.id, { onDelete: 'cascade' }),

@@ -72,6 +72,6 @@ export const webhooksModule = (ctx: AppContext) => {
       params: LogParams,
       workspace: { scope: 'webhooks:write', role: 'admin' },
       response: { 202: WebhookRetryResponse },
-      detail: { operationId: 'retryWebhookDelivery', tags, summary: 'Send a logged delivery again (replay)', description: 'Queues the same event for the same endpoint now, with the same `webhook-id`. A manual retry is a single attempt. 409 when the endpoint is disabled.' },
+      detail: { operationId: 'retryWebhookDelivery', tags, summary: 'Send a logged delivery again (replay)', description: 'Queues the same event for the same endpoint now, with the same `webhook-id`. A manual retry is a single attempt, numbered on from the last logged attempt of the event. 409 when the endpoint is disabled.' },
     })
 }

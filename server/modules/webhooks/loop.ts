@@ -42,7 +42,16 @@ export interface LoopOptions {
   listenForWork?: ListenForWork
   /** The longest idle sleep (default: the backstop of server/db/work.ts). */
   pollMs?: number
-  maxInFlight?: number
+  /**
+   * Attempts on the wire at once (default 256, Bun's own limit on simultaneous fetches: a request queued
+   * inside the HTTP client would spend its timeout waiting for a connection slot, not on the receiver).
+   */
+  maxSending?: number
+  /**
+   * Jobs held at once, on the wire or waiting for a slot (default twice `maxSending`). The next batch is
+   * claimed while the last is still being sent, and each round's statements cover more jobs.
+   */
+  maxClaimed?: number
   /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
   recordEach?: boolean
   /** Further kinds of jobs, after the webhook deliveries. */
@@ -60,7 +69,8 @@ const BUSY_PAUSE_MS = 5
 export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const { db, owner, log } = options
   const pollMs = options.pollMs ?? IDLE_BACKSTOP_MS
-  const maxInFlight = options.maxInFlight ?? 256
+  const maxSending = options.maxSending ?? 256
+  const maxClaimed = options.maxClaimed ?? 2 * maxSending
   // Woken by deliveries only: the event dispatcher fans events out and its inserts wake this loop. Waking
   // on every event too cost the request path ~15 % of create-post throughput (a round per burst of commits
   // in the worker thread, beside the dispatcher's own), and most events have no webhook to deliver.
@@ -68,10 +78,32 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const inFlight = new Set<Promise<void>>()
   let finished: Attempt[] = []
   let stopped = false
+  let sending = 0
+  const waitingToSend: (() => void)[] = []
+
+  /** Resolves when the caller may start an attempt; `sent` hands the slot on. */
+  async function sendSlot() {
+    if (sending < maxSending) sending++
+    else await new Promise<void>((resolve) => waitingToSend.push(resolve))
+  }
+  function sent() {
+    const next = waitingToSend.shift()
+    if (next) next()
+    else sending--
+  }
+
+  async function send<Result>(attempt: () => Promise<Result>): Promise<Result> {
+    await sendSlot()
+    try {
+      return await attempt()
+    } finally {
+      sent()
+    }
+  }
 
   async function deliver(job: DeliveryJob) {
     try {
-      const attempt = { job, result: await options.send(job) }
+      const attempt = { job, result: await send(() => options.send(job)) }
       if (options.recordEach) await record([attempt])
       else finished.push(attempt)
     } catch (error) {
@@ -105,7 +137,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
 
   async function deliverOther(queue: DeliveryQueue, job: unknown) {
     try {
-      await queue.record(owner, job, await queue.send(job))
+      await queue.record(owner, job, await send(() => queue.send(job)))
     } catch (error) {
       log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
       await queue.release(owner, job).catch(() => {})
@@ -124,12 +156,12 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     const recorded = finished.length
     await flush()
     const dispatched = await dispatchEvents(db)
-    const room = maxInFlight - inFlight.size
+    const room = maxClaimed - inFlight.size
     const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.secrets) : []
     for (const job of jobs) track(deliver(job))
     let others = 0
     for (const queue of options.queues ?? []) {
-      const space = maxInFlight - inFlight.size
+      const space = maxClaimed - inFlight.size
       const claimed = space > 0 && !stopped ? await queue.claim(owner, space) : []
       for (const job of claimed) track(deliverOther(queue, job))
       others += claimed.length
@@ -150,7 +182,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       try {
         busy = await round()
         if (!stopped && !busy) {
-          await waker.sleep(inFlight.size >= maxInFlight ? pollMs : await idleMs())
+          await waker.sleep(inFlight.size >= maxClaimed ? pollMs : await idleMs())
           // Commits come in bursts: a breath after the wake-up lets one round take the whole burst.
           await Bun.sleep(BUSY_PAUSE_MS)
         }

@@ -16,6 +16,8 @@ export interface WorkerSettings {
   logLevel: LogLevel
   sentBy: string
   pollMs?: number
+  /** Attempts on the wire at once (loop.ts `maxSending`). */
+  maxSending?: number
   /** What the chat queue needs where the loop runs (the worker, on Postgres). */
   chat: ChatSettings
 }

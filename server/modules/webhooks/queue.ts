@@ -148,6 +148,7 @@ export async function claimDeliveries(db: Db, owner: number, limit: number, secr
 }
 
 export interface Outcome {
+  /** `done`: delivered, and its row is deleted. */
   status: 'pending' | 'done' | 'failed'
   nextAttemptAt: Date | null
   /** The receiver answered 410 Gone: the endpoint is turned off. */
@@ -168,8 +169,9 @@ export function outcomeOf(job: Pick<DeliveryJob, 'attempt' | 'manual'>, result: 
 export interface Attempt { job: DeliveryJob; result: AttemptResult }
 
 /**
- * Logs a batch of attempts and moves each delivery on, in one transaction (one statement inserts the logs and updates the deliveries),
- * so recording keeps up with hundreds of deliveries a second. A claim lost meanwhile is left to its new owner.
+ * Logs a batch of attempts and moves each delivery on, in one transaction (one statement inserts the logs, deletes
+ * the delivered rows and updates the rest), so recording keeps up with thousands of deliveries a second. A claim
+ * lost meanwhile is left to its new owner.
  */
 export async function recordAttempts(db: Db, owner: number, attempts: Attempt[], settings: { retryScale: number; sentBy: string }) {
   if (!attempts.length) return
@@ -195,10 +197,13 @@ export async function recordAttempts(db: Db, owner: number, attempts: Attempt[],
       ), logged as (
         insert into webhook_delivery_logs (id, webhook_id, event_id, event_type, attempt, success, response_status, response_body, error, duration_ms, sent_by)
         select id, webhook_id, event_id, event_type, attempt, success, response_status, response_body, error, duration_ms, ${settings.sentBy}::text from v
+      ), delivered as (
+        delete from webhook_deliveries d using v
+        where v.status = 'done' and d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.lease_owner = ${owner}
       )
       update webhook_deliveries d set status = v.status, attempts = v.attempt, next_attempt_at = coalesce(v.next_attempt_at, now()),
         manual = false, lease_owner = null, lease_until = null, updated_at = now()
-      from v where d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.lease_owner = ${owner}`)
+      from v where v.status <> 'done' and d.webhook_id = v.webhook_id and d.event_id = v.event_id and d.lease_owner = ${owner}`)
     for (const { job } of rows.filter((row) => row.outcome.disable)) await disableEndpoint(tx, job.webhookId, 'The receiver answered 410 Gone')
   })
 }

@@ -14,6 +14,8 @@ export interface RunnerOptions {
   databaseUrl?: string
   /** The longest idle sleep of the delivery loop; it is woken by committed work long before (server/db/work.ts). */
   pollMs?: number
+  /** Attempts on the wire at once (loop.ts `maxSending`; default 256). */
+  maxSending?: number
 }
 
 export interface WebhookRunner {
@@ -39,6 +41,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     logLevel: ctx.config.logLevel,
     sentBy: `${hostname()}/${process.pid}`,
     pollMs: options.pollMs,
+    maxSending: options.maxSending,
     chat: chatSettingsOf(ctx.config),
   }
 
@@ -121,6 +124,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
       log: ctx.log,
       listenForWork: ctx.database.listenForWork,
       pollMs: base.pollMs,
+      maxSending: base.maxSending,
       recordEach: true,
       queues: [chatQueueFor(ctx.db, ctx.secrets, ctx.outbound, base.chat, { retryScale: base.retryScale, sentBy: base.sentBy, log: ctx.log })],
     })

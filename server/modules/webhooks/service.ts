@@ -96,7 +96,8 @@ export async function listLogs(db: Db, workspaceId: string, webhookId: string, p
 
 /**
  * Queues the logged event for its endpoint again, now: the same event id (so the same `webhook-id`).
- * A delivery still waiting for an automatic retry is simply brought forward.
+ * A delivery still waiting for an automatic retry is simply brought forward. A delivered one has no row
+ * left (it went with its success); its new row counts on from the last logged attempt.
  */
 export async function retryLog(db: Db, workspaceId: string, logId: string) {
   const [found] = await db.select({ log: webhookDeliveryLogs, webhook: webhooks }).from(webhookDeliveryLogs)
@@ -107,7 +108,11 @@ export async function retryLog(db: Db, workspaceId: string, logId: string) {
   const [event] = await db.select({ id: events.id }).from(events).where(eq(events.id, found.log.eventId))
   if (!event) throw conflict('The event of this delivery no longer exists')
   await db.insert(webhookDeliveries)
-    .values({ webhookId: found.webhook.id, eventId: event.id, status: 'pending', manual: true })
+    .values({
+      webhookId: found.webhook.id, eventId: event.id, status: 'pending', manual: true,
+      attempts: sql`(select coalesce(max(${webhookDeliveryLogs.attempt}), 0) from ${webhookDeliveryLogs}
+        where ${webhookDeliveryLogs.webhookId} = ${found.webhook.id} and ${webhookDeliveryLogs.eventId} = ${event.id})`,
+    })
     .onConflictDoUpdate({
       target: [webhookDeliveries.webhookId, webhookDeliveries.eventId],
       set: {

@@ -48,6 +48,7 @@ async function startClaiming(settings: WorkerSettings & { databaseUrl: string })
     log,
     listenForWork: database.listenForWork,
     pollMs: settings.pollMs,
+    maxSending: settings.maxSending,
     queues: [chatQueueFor(database.db, secrets, providers, settings.chat, { retryScale: settings.retryScale, sentBy: settings.sentBy, log })],
   })
 }
