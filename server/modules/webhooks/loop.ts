@@ -81,23 +81,16 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   let sending = 0
   const waitingToSend: (() => void)[] = []
 
-  /** Resolves when the caller may start an attempt; `sent` hands the slot on. */
-  async function sendSlot() {
+  /** Runs an attempt once fewer than `maxSending` are on the wire; a finished attempt hands its slot to the next waiting. */
+  async function send<Result>(attempt: () => Promise<Result>): Promise<Result> {
     if (sending < maxSending) sending++
     else await new Promise<void>((resolve) => waitingToSend.push(resolve))
-  }
-  function sent() {
-    const next = waitingToSend.shift()
-    if (next) next()
-    else sending--
-  }
-
-  async function send<Result>(attempt: () => Promise<Result>): Promise<Result> {
-    await sendSlot()
     try {
       return await attempt()
     } finally {
-      sent()
+      const next = waitingToSend.shift()
+      if (next) next()
+      else sending--
     }
   }
 
