@@ -1,121 +1,24 @@
 // widget-panel.js: the feedback panel, loaded by widget.js on first open (budget 30 KiB gzipped). It
 // renders into the loader's shadow root, so the host page's CSS cannot reach it.
+import { h } from './dom.ts'
 import { pickLocale, translator, type Words } from './i18n.ts'
+import { CSS, onAccent } from './panel-style.ts'
+import { renderNews, renderRoadmap } from './panel-tabs.ts'
+import { publicApi, visitorStore, type HttpError, type Board, type Comment, type Page, type Post, type Visitor, type Workspace } from './public-api.ts'
 import type { PanelApi, PanelContext, PanelMount, Session } from './types.ts'
-
-interface Post { id: string; title: string; body?: string | null; votes: number; status: string; voted?: boolean; verified?: boolean; comment_count?: number }
-interface Board { slug: string; name: string }
-interface Comment { id: string; body: string; author: { name: string }; created_at: string }
-interface Entry { id: string; title: string; body_html: string; published_at: string; posts?: { id: string; title: string }[] }
-interface Page<T> { items: T[]; page: number; total_pages: number }
-interface Workspace {
-  workspace: { name: string; logo_url: string | null; default_board?: string | null; accent_color?: string | null; allow_anonymous?: boolean; settings?: { allow_anonymous?: boolean; brand_color?: string | null; default_board?: string | null } }
-  boards: Board[]
-}
-/** An anonymous visitor's session from an e-mail write or a claim, kept per workspace on the host page. */
-interface Visitor { token: string; expires?: string; email: string; verified?: boolean }
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
 const PER_PAGE = 50
 
-const DARK = '--bg:#111827;--fg:#f9fafb;--muted:#9ca3af;--line:#4b5563;--soft:#1f2937;--accent:#818cf8;--on-accent:#111827;--danger:#fca5a5;--ok:#6ee7b7'
-const CSS = `
-.panel{--bg:#fff;--fg:#111827;--muted:#4b5563;--line:#d1d5db;--soft:#f3f4f6;--accent:#4f46e5;--on-accent:#fff;--danger:#b91c1c;--ok:#047857}
-.panel.dark{${DARK}}
-@media (prefers-color-scheme:dark){.panel.auto{${DARK}}}
-.panel{all:initial;position:fixed;bottom:76px;right:20px;z-index:1;display:flex;flex-direction:column;width:min(400px,calc(100vw - 32px));height:min(640px,calc(100vh - 110px));box-sizing:border-box;background:var(--bg);color:var(--fg);border:1px solid var(--line);border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.28);font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;overflow:hidden}
-.panel.bottom-left{right:auto;left:20px}.panel.top-right{bottom:auto;top:76px}.panel.top-left{bottom:auto;top:76px;right:auto;left:20px}
-.panel[hidden],[hidden]{display:none!important}
-:where(.panel) *{box-sizing:border-box;font:inherit;color:inherit;margin:0}
-header{display:flex;align-items:center;justify-content:space-between;gap:8px;padding:12px 16px 0}
-h2{font-size:17px;font-weight:700}
-.brand{display:flex;align-items:center;gap:10px;min-width:0}
-.logo{width:28px;height:28px;object-fit:contain;border-radius:6px}
-h3{font-size:12px;font-weight:700;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);margin-bottom:10px}
-h4{font-size:15px;font-weight:700}
-[role=tablist]{display:flex;gap:4px;padding:8px 12px 0;border-bottom:1px solid var(--line)}
-[role=tab]{padding:8px 10px;border-bottom:3px solid transparent;border-radius:6px 6px 0 0;font-weight:600;color:var(--muted)}
-[role=tab][aria-selected=true]{border-color:var(--accent);color:var(--fg)}
-.body{flex:1;overflow-y:auto;padding:12px 16px 16px}
-.view{display:flex;flex-direction:column}
-button{cursor:pointer;border:0;background:none;border-radius:8px;text-align:start}
-button:focus-visible,input:focus-visible,textarea:focus-visible,select:focus-visible,a:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
-.x{width:32px;height:32px;font-size:22px;line-height:1;color:var(--muted);text-align:center}
-.x:hover,[role=tab]:hover{background:var(--soft)}
-ul{list-style:none;padding:0;margin:0 0 12px;display:flex;flex-direction:column;gap:8px}
-li{display:flex;align-items:center;gap:12px;padding:8px;border:1px solid var(--line);border-radius:10px}
-li>div{min-width:0;flex:1}
-.vote{display:flex;flex-direction:column;align-items:center;min-width:46px;padding:4px 6px;border:1px solid var(--line);background:var(--soft);font-weight:700;font-size:13px;line-height:1.2}
-.vote[aria-pressed=true]{background:var(--accent);border-color:var(--accent);color:var(--on-accent)}
-.t{font-weight:600;overflow-wrap:anywhere;padding:0}
-.t:hover{text-decoration:underline}
-.muted{color:var(--muted);font-size:12px}
-.sec{align-self:flex-start;padding:6px 12px;border:1px solid var(--line);font-weight:600;font-size:13px}
-.sec:hover{background:var(--soft)}
-form{display:flex;flex-direction:column;gap:10px;padding-top:14px;border-top:1px solid var(--line)}
-label{display:flex;flex-direction:column;gap:4px;font-weight:600;font-size:13px}
-.row{flex-direction:row;align-items:center;gap:8px;margin-bottom:10px}
-input,textarea,select{width:100%;padding:8px 10px;border:1px solid var(--line);border-radius:8px;background:var(--bg);font-weight:400;font-size:14px}
-select{width:auto;flex:1}
-textarea{resize:vertical;min-height:64px}
-.primary{align-self:flex-start;padding:9px 18px;background:var(--accent);color:var(--on-accent);font-weight:700}
-[aria-busy=true]{opacity:.6}
-.similar{border:1px dashed var(--line);border-radius:10px;padding:8px}
-.similar ul{margin:6px 0 0}
-.similar li{padding:6px}
-.error{color:var(--danger);font-size:13px}
-.note{color:var(--ok);font-size:13px}
-.error:empty,.note:empty{display:none}
-.pre{white-space:pre-wrap;overflow-wrap:anywhere}
-.detail{gap:10px}
-.detail .t{font-size:17px}
-.top{display:flex;gap:12px;align-items:flex-start}
-section{margin-bottom:14px}
-article{padding:10px 0;border-bottom:1px solid var(--line)}
-.html{overflow-wrap:anywhere}.html p,.html ul{margin:6px 0}.html ul{display:block;padding-inline-start:20px}.html li{display:list-item;border:0;padding:0}.html a{text-decoration:underline}
-.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-@media (max-width:480px){.panel,.panel.bottom-left,.panel.top-right,.panel.top-left{inset:0;width:100%;height:100%;border:0;border-radius:0}.list form{order:-1;border-top:0;padding:0 0 14px;margin-bottom:14px;border-bottom:1px solid var(--line)}}
-`
-
-type Child = Node | string | false | null | undefined
-
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag)
-  for (const [name, value] of Object.entries(props)) {
-    if (value === undefined || value === false || value === null) continue
-    if (name.startsWith('on')) (element as unknown as Record<string, unknown>)[name] = value
-    else element.setAttribute(name, value === true ? '' : String(value))
-  }
-  element.append(...(children.filter(Boolean) as (Node | string)[]))
-  return element
-}
-
-// randomUUID needs a secure context; host pages may be plain http.
-const idempotencyKey = () => `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Black or white, whichever reads better on the workspace's accent colour (WCAG relative luminance). */
-function onAccent(hex: string) {
-  const [r, g, b] = [1, 3, 5].map((at) => {
-    const c = parseInt(hex.slice(at, at + 2), 16) / 255
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
-  })
-  const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
-  return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? '#000' : '#fff'
-}
-
-class HttpError extends Error {
-  constructor(message: string, readonly status: number) { super(message) }
-}
 
 const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const { t, lang, dir } = translator(pickLocale([ctx.locale, ...navigator.languages]))
-  const base = `${ctx.api}/public/${encodeURIComponent(ctx.workspace)}`
-  const storeKey = `chorus.visitor.${ctx.workspace}`
+  const visitors = visitorStore(ctx.workspace)
   let boards: Board[] = []
   let board: Board | undefined
   let identified: Session | null = null
-  let visitor = recall()
+  let visitor = visitors.recall()
   let loading: Promise<void> | undefined
   let anonymousAllowed = true
   let page = 0
@@ -124,43 +27,13 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   let shown = false
   let listing = 0
 
-  function recall(): Visitor | null {
-    try {
-      const stored = JSON.parse(localStorage.getItem(storeKey) ?? 'null') as Visitor | null
-      return stored?.token && !(stored.expires && Date.parse(stored.expires) < Date.now()) ? stored : null
-    } catch {
-      return null
-    }
-  }
   function remember(next: Visitor | null) {
     visitor = next
-    try {
-      next ? localStorage.setItem(storeKey, JSON.stringify(next)) : localStorage.removeItem(storeKey)
-    } catch {
-      // Storage may be off (private mode, sandboxed frames): the session lasts for this page.
-    }
+    visitors.keep(next)
     showWho()
   }
   const bearer = () => identified?.token ?? visitor?.token
-
-  async function request<T>(path: string, body?: Record<string, unknown>): Promise<{ data: T; response: Response }> {
-    const headers: Record<string, string> = {}
-    const token = bearer()
-    if (token) headers.authorization = `Bearer ${token}`
-    if (body) {
-      headers['content-type'] = 'application/json'
-      headers['idempotency-key'] = idempotencyKey()
-    }
-    // no-cache: public reads are cacheable, but the visitor's own votes must be current after a reload.
-    const response = await fetch(`${base}${path}`, { method: body ? 'POST' : 'GET', headers, body: body && JSON.stringify(body), credentials: 'omit', cache: 'no-cache' })
-    const data = await response.json().catch(() => null)
-    if (!response.ok) {
-      const detail = Array.isArray(data?.detail) ? data.detail[0]?.msg : undefined
-      throw new HttpError(response.status === 429 ? t('tooMany') : detail ?? data?.message ?? t('requestFailed', String(response.status)), response.status)
-    }
-    return { data: data as T, response }
-  }
-  const get = async <T>(path: string) => (await request<T>(path)).data
+  const { request, get } = publicApi({ api: ctx.api, workspace: ctx.workspace, bearer, tooMany: t('tooMany'), requestFailed: (status) => t('requestFailed', String(status)) })
 
   // ---- the frame: header, tabs, views ----
   const heading = h('h2', { id: 'cw-title' }, 'Feedback')
@@ -230,8 +103,10 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     })
     if (loaded.has(name)) return
     loaded.add(name)
-    if (name === 'roadmap') void loadRoadmap()
-    if (name === 'news') void loadNews()
+    const tab = { get, t, date, openPost }
+    const render = name === 'roadmap' ? renderRoadmap(tab, roadmap) : name === 'news' ? renderNews(tab, news) : undefined
+    // A tab that could not be read tries again when it is chosen next.
+    void render?.then((shown) => { if (!shown) loaded.delete(name) })
   }
 
   // ---- posts ----
@@ -534,39 +409,6 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
 
   const date = (iso: string) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium' }).format(new Date(iso))
   const commentItem = (comment: Comment) => h('li', {}, h('div', {}, h('p', { class: 'muted' }, `${comment.author.name} · ${date(comment.created_at)}`), h('p', { class: 'pre' }, comment.body)))
-
-  // ---- roadmap and what's new ----
-  async function loadRoadmap() {
-    try {
-      const { groups } = await get<{ groups: { status_kind: 'planned' | 'in_progress' | 'complete'; total: number; items: Post[] }[] }>('/roadmap')
-      roadmap.replaceChildren(...groups.map((group) => h('section', { 'aria-labelledby': `cw-rm-${group.status_kind}` },
-        h('h3', { id: `cw-rm-${group.status_kind}` }, `${t(group.status_kind)} (${group.total})`),
-        group.items.length
-          ? h('ul', {}, ...group.items.map((post) => h('li', {}, h('div', {}, h('button', { type: 'button', class: 't', onclick: () => void openPost(post.id) }, post.title), h('p', { class: 'muted' }, `${post.votes} ${post.votes === 1 ? t('vote1') : t('votes')}`)))))
-          : h('p', { class: 'muted' }, t('nothing')))))
-    } catch (failure) {
-      loaded.delete('roadmap')
-      roadmap.replaceChildren(h('p', { class: 'error' }, t('failed', (failure as Error).message)))
-    }
-  }
-
-  async function loadNews() {
-    try {
-      const { items } = await get<Page<Entry>>('/changelog?per_page=20')
-      news.replaceChildren(...(items.length ? items.map((entry) => {
-        // Rendered from Markdown and sanitised by the server.
-        const html = h('div', { class: 'html' })
-        html.innerHTML = entry.body_html
-        return h('article', { 'aria-labelledby': `cw-e-${entry.id}` }, h('h4', { id: `cw-e-${entry.id}` }, entry.title), h('p', { class: 'muted' }, date(entry.published_at)), html,
-          entry.posts?.length ? h('ul', {}, ...entry.posts.map((post) => h('li', {}, h('button', { type: 'button', class: 't', onclick: () => void openPost(post.id) }, post.title)))) : '')
-      }) : [h('p', { class: 'muted' }, t('noNews'))]))
-    } catch (failure) {
-      // A server without a changelog answers 404: nothing to show, not an error.
-      if ((failure as HttpError).status === 404) return news.replaceChildren(h('p', { class: 'muted' }, t('noNews')))
-      loaded.delete('news')
-      news.replaceChildren(h('p', { class: 'error' }, t('failed', (failure as Error).message)))
-    }
-  }
 
   const api: PanelApi = {
     open() {
