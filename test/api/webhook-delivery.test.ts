@@ -221,44 +221,75 @@ describe('errors', () => {
 })
 
 describe('bounds', () => {
-  // At most `maxSending` attempts on the wire, while up to twice as many deliveries are claimed: the next
-  // ones are leased before the last attempts come back.
-  test('no more than maxSending attempts are on the wire, and the next deliveries are claimed meanwhile', async () => {
+  /** Runs `body` with a runner of its own options in place of the shared one. */
+  async function withRunner(options: { maxSending: number }, body: () => Promise<void>) {
     await runner.stop()
-    runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, maxSending: 2 })
+    runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, ...options })
     await runner.ready()
     try {
-      let sending = 0
-      let mostSending = 0
-      receiver.respondWith(async () => {
-        mostSending = Math.max(mostSending, ++sending)
-        await Bun.sleep(300)
-        sending--
-        return new Response('ok')
-      })
-      const { id } = await hook('/bounded')
-      const posts = await Promise.all(Array.from({ length: 6 }, (_, n) => api.post('/api/v1/boards/ideas/posts', { title: `Slow ${n}` })))
-      expect(posts.map((post) => post.status)).toEqual(Array(6).fill(201))
-
-      let mostLeased = 0
-      const leased = () => h.db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.webhookId, id), isNotNull(webhookDeliveries.leaseOwner)))
-      const hits = await eventually(async () => {
-        mostLeased = Math.max(mostLeased, (await leased())[0]!.count)
-        return receiver.to('/bounded').length === 6 && receiver.to('/bounded')
-      }, 10_000, 'six deliveries')
-      expect(mostSending).toBe(2)
-      expect(mostLeased).toBeGreaterThan(2)
-      expect(mostLeased).toBeLessThanOrEqual(4)
-      // Each event once, and every delivery recorded (its row deleted with its success).
-      const sent = hits.map((hit) => JSON.parse(hit.body).data.post.id).sort()
-      expect(sent).toEqual(posts.map((post) => post.body.id).sort())
-      await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
+      await body()
     } finally {
       await runner.stop()
       runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
       await runner.ready()
     }
+  }
+  const leasedTo = async (webhookId: string) => (await h.db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.webhookId, webhookId), isNotNull(webhookDeliveries.leaseOwner))))[0]!.count
+  const newPosts = async (count: number, title: string) => {
+    const posts = await Promise.all(Array.from({ length: count }, (_, n) => api.post('/api/v1/boards/ideas/posts', { title: `${title} ${n}` })))
+    expect(posts.map((post) => post.status)).toEqual(Array(count).fill(201))
+    return posts.map((post) => post.body.id as string)
+  }
+  const postsSent = (path: string) => receiver.to(path).map((hit) => JSON.parse(hit.body).data.post.id as string).sort()
+
+  // At most `maxSending` attempts on the wire, while up to twice as many deliveries are claimed: the next
+  // ones are leased before the last attempts come back.
+  test('no more than maxSending attempts are on the wire, and the next deliveries are claimed meanwhile', () => withRunner({ maxSending: 2 }, async () => {
+    let sending = 0
+    let mostSending = 0
+    receiver.respondWith(async () => {
+      mostSending = Math.max(mostSending, ++sending)
+      await Bun.sleep(300)
+      sending--
+      return new Response('ok')
+    })
+    const { id } = await hook('/bounded')
+    const posts = await newPosts(6, 'Bounded')
+    let mostLeased = 0
+    await eventually(async () => {
+      mostLeased = Math.max(mostLeased, await leasedTo(id))
+      return receiver.to('/bounded').length === 6
+    }, 10_000, 'six deliveries')
+    expect(mostSending).toBe(2)
+    expect(mostLeased).toBeGreaterThan(2)
+    expect(mostLeased).toBeLessThanOrEqual(4)
+    // Each event once, and every delivery recorded (its row deleted with its success).
+    expect(postsSent('/bounded')).toEqual(posts.sort())
+    await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
+  }), 30_000)
+
+  test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
+    receiver.respondWith(async () => {
+      await Bun.sleep(500)
+      return new Response('ok')
+    })
+    const { id } = await hook('/stopping')
+    let posts: string[] = []
+    await withRunner({ maxSending: 1 }, async () => {
+      posts = await newPosts(3, 'Stopping')
+      // One attempt on the wire, one more leased behind it (twice maxSending), one not yet claimed.
+      await receiver.waitFor('/stopping', 1)
+      await eventually(async () => (await leasedTo(id)) === 2)
+      await runner.stop()
+      expect(receiver.to('/stopping')).toHaveLength(1)
+      const left = await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))
+      expect(left).toHaveLength(2)
+      expect(left.every((row) => row.status === 'pending' && row.leaseOwner === null && row.attempts === 0)).toBe(true)
+    })
+    // The shared runner, back in place, sends the two that were handed back: each event once in all.
+    await eventually(() => receiver.to('/stopping').length === 3, 5000, 'three deliveries')
+    expect(postsSent('/stopping')).toEqual(posts.sort())
   }, 30_000)
 })
 

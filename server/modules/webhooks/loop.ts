@@ -63,6 +63,9 @@ export interface DeliveryLoop {
   stop(): Promise<void>
 }
 
+/** Thrown by `send` for a claim whose attempt never started because the loop stopped first. */
+const NOT_STARTED = new Error('the delivery loop stopped before this attempt started')
+
 /** While busy, the loop takes this breath between rounds so finished attempts are recorded in batches. */
 const BUSY_PAUSE_MS = 5
 
@@ -79,17 +82,18 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   let finished: Attempt[] = []
   let stopped = false
   let sending = 0
-  const waitingToSend: (() => void)[] = []
+  /** Attempts waiting for a slot: each is handed one (true) by an attempt that finished, or sent away (false) at stop. */
+  const waitingToSend: ((slot: boolean) => void)[] = []
 
-  /** Runs an attempt once fewer than `maxSending` are on the wire; a finished attempt hands its slot to the next waiting. */
+  /** Runs an attempt once fewer than `maxSending` are on the wire; throws NOT_STARTED if the loop stops first. */
   async function send<Result>(attempt: () => Promise<Result>): Promise<Result> {
-    if (sending < maxSending) sending++
-    else await new Promise<void>((resolve) => waitingToSend.push(resolve))
+    const slot = !stopped && (sending < maxSending ? (sending++, true) : await new Promise<boolean>((resolve) => waitingToSend.push(resolve)))
+    if (!slot) throw NOT_STARTED
     try {
       return await attempt()
     } finally {
       const next = waitingToSend.shift()
-      if (next) next()
+      if (next) next(true)
       else sending--
     }
   }
@@ -100,8 +104,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       if (options.recordEach) await record([attempt])
       else finished.push(attempt)
     } catch (error) {
-      // The attempt did not complete (the worker went away): hand the claim back for the next try.
-      log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
+      // Not started (the loop is stopping) or not completed (the worker went away): hand the claim back for the next try.
+      if (error !== NOT_STARTED) log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
     } finally {
       // Its outcome waits to be recorded, and it frees a slot.
@@ -132,7 +136,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     try {
       await queue.record(owner, job, await send(() => queue.send(job)))
     } catch (error) {
-      log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
+      if (error !== NOT_STARTED) log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
       await queue.release(owner, job).catch(() => {})
     } finally {
       ;(await waking).wake()
@@ -194,6 +198,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   return {
     async stop() {
       stopped = true
+      // Claims still waiting for a slot go back now rather than be sent during shutdown.
+      for (const waiting of waitingToSend.splice(0)) waiting(false)
       ;(await waking).wake()
       await running
     },
