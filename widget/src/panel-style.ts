@@ -1,4 +1,4 @@
-// The panel's stylesheet (inside the loader's shadow root) and the colour rule for the workspace's accent.
+// The panel's stylesheet (inside the loader's shadow root) and the workspace's accent colour on it.
 
 const DARK = '--bg:#111827;--fg:#f9fafb;--muted:#9ca3af;--line:#4b5563;--soft:#1f2937;--accent:#818cf8;--on-accent:#111827;--danger:#fca5a5;--ok:#6ee7b7'
 export const CSS = `
@@ -60,11 +60,20 @@ article{padding:10px 0;border-bottom:1px solid var(--line)}
 `
 
 /** Black or white, whichever reads better on the workspace's accent colour (WCAG relative luminance). */
-export function onAccent(hex: string) {
+function onAccent(hex: string) {
   const [r, g, b] = [1, 3, 5].map((at) => {
     const c = parseInt(hex.slice(at, at + 2), 16) / 255
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
   })
   const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
   return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? '#000' : '#fff'
+}
+
+/** The workspace's accent colour (`#rrggbb`, else the default stays) on the panel and, for the launcher, on the loader's host. */
+export function applyAccent(accent: string | null | undefined, panel: HTMLElement, host: HTMLElement) {
+  if (!accent || !/^#[0-9a-f]{6}$/i.test(accent)) return
+  for (const [name, value] of [['accent', accent], ['on-accent', onAccent(accent)]] as const) {
+    panel.style.setProperty(`--${name}`, value)
+    host.style.setProperty(`--chorus-${name}`, value)
+  }
 }

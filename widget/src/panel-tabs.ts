@@ -1,4 +1,5 @@
-// The roadmap and what's-new tabs: read-only lists, each of whose posts opens in the ideas tab.
+// The panel's tabs: the tab strip, and the roadmap and what's-new tabs (read-only lists, each of whose
+// posts opens in the ideas tab).
 import { h } from './dom.ts'
 import type { Words } from './i18n.ts'
 import type { Entry, HttpError, Page, Post } from './public-api.ts'
@@ -8,6 +9,39 @@ export interface TabContext {
   t(key: keyof Words, arg?: string): string
   date(iso: string): string
   openPost(id: string): void
+}
+
+const TAB_NAMES = ['ideas', 'roadmap', 'news'] as const
+export type TabName = typeof TAB_NAMES[number]
+
+/**
+ * The tab strip over one panel per tab (the arrow keys move along it, mirrored right to left). `select`
+ * shows a tab's panel; `onSelect` hears every choice.
+ */
+export function tabStrip(t: TabContext['t'], dir: string, panels: Record<TabName, HTMLElement>, onSelect: (name: TabName) => void) {
+  const tabs = TAB_NAMES.map((name) => h('button', {
+    type: 'button', role: 'tab', id: `cw-tab-${name}`, 'aria-controls': `cw-${name}`, 'aria-selected': String(name === 'ideas'), tabindex: name === 'ideas' ? 0 : -1,
+    onclick: () => select(name),
+  }, t(name)))
+  const element = h('div', { role: 'tablist', 'aria-labelledby': 'cw-title' }, ...tabs)
+  element.onkeydown = (event) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key]
+    if (!step) return
+    const at = tabs.findIndex((tab) => tab.getAttribute('aria-selected') === 'true')
+    const next = tabs[(at + (dir === 'rtl' ? -step : step) + tabs.length) % tabs.length]!
+    next.click()
+    next.focus()
+  }
+  function select(name: TabName) {
+    TAB_NAMES.forEach((each, at) => {
+      const on = each === name
+      tabs[at]!.setAttribute('aria-selected', String(on))
+      tabs[at]!.tabIndex = on ? 0 : -1
+      panels[each].hidden = !on
+    })
+    onSelect(name)
+  }
+  return { element, select }
 }
 
 const postButton = (tab: TabContext, post: { id: string; title: string }) =>

@@ -2,8 +2,9 @@
 // renders into the loader's shadow root, so the host page's CSS cannot reach it.
 import { h } from './dom.ts'
 import { pickLocale, translator, type Words } from './i18n.ts'
-import { CSS, onAccent } from './panel-style.ts'
-import { renderNews, renderRoadmap } from './panel-tabs.ts'
+import { similarPosts } from './panel-similar.ts'
+import { applyAccent, CSS } from './panel-style.ts'
+import { renderNews, renderRoadmap, tabStrip, type TabName } from './panel-tabs.ts'
 import { publicApi, visitorStore, type HttpError, type Board, type Comment, type Page, type Post, type Visitor, type Workspace } from './public-api.ts'
 import type { PanelApi, PanelContext, PanelMount, Session } from './types.ts'
 
@@ -40,19 +41,6 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   // Decorative next to the workspace name, hence the empty alt.
   const logo = h('img', { class: 'logo', alt: '', hidden: true, referrerpolicy: 'no-referrer' })
   const close = h('button', { type: 'button', class: 'x', 'aria-label': t('close'), onclick: () => api.close() }, '×')
-  const tabs = (['ideas', 'roadmap', 'news'] as const).map((name) => h('button', {
-    type: 'button', role: 'tab', id: `cw-tab-${name}`, 'aria-controls': `cw-${name}`, 'aria-selected': String(name === 'ideas'), tabindex: name === 'ideas' ? 0 : -1,
-    onclick: () => select(name),
-  }, t(name)))
-  const tablist = h('div', { role: 'tablist', 'aria-labelledby': 'cw-title' }, ...tabs)
-  tablist.onkeydown = (event) => {
-    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key]
-    if (!step) return
-    const at = tabs.findIndex((tab) => tab.getAttribute('aria-selected') === 'true')
-    const next = tabs[(at + (dir === 'rtl' ? -step : step) + tabs.length) % tabs.length]!
-    next.click()
-    next.focus()
-  }
 
   // Ideas: board switcher, posts, paging, and the form.
   const boardSelect = h('select', { id: 'cw-board', onchange: () => chooseBoard(boardSelect.value) })
@@ -62,10 +50,16 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const list = h('ul', { 'aria-labelledby': 'cw-posts' })
   const more = h('button', { type: 'button', class: 'sec', hidden: true, onclick: () => void loadPage(page + 1) }, t('more'))
   const field = (label: string, control: HTMLElement) => h('label', {}, label, control)
-  const title = h('input', { name: 'title', required: true, maxlength: 200, autocomplete: 'off', oninput: () => suggestSoon() })
-  const similarList = h('ul', { 'aria-labelledby': 'cw-similar' })
-  const similar = h('div', { class: 'similar', hidden: true }, h('p', { class: 'muted', id: 'cw-similar' }, t('similar')), similarList)
+  const title = h('input', { name: 'title', required: true, maxlength: 200, autocomplete: 'off', oninput: () => similar.soon() })
   const details = h('textarea', { name: 'details', rows: 3, maxlength: 20000 })
+  const similar = similarPosts({
+    get, t, board: () => board, openPost,
+    async voteInstead(post) {
+      if (!(await vote(post))?.voted) return false
+      title.value = details.value = ''
+      return true
+    },
+  }, title)
   const email = h('input', { type: 'email', name: 'email', required: true, maxlength: 254, autocomplete: 'email' })
   const emailField = field(t('email'), email)
   const who = h('p', { class: 'muted' })
@@ -76,13 +70,22 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const submit = h('button', { type: 'submit', class: 'primary' }, t('submit'))
   const formHeading = h('h3', { id: 'cw-new' }, t('newIn', t('ideas')))
   const form = h('form', { novalidate: true, 'aria-labelledby': 'cw-new', onsubmit: onSubmit },
-    formHeading, field(t('title'), title), similar, field(t('details'), details), emailField, who, notYou, submit)
+    formHeading, field(t('title'), title), similar.element, field(t('details'), details), emailField, who, notYou, submit)
   const listView = h('div', { class: 'view list' }, switcher, boardHeading, listState, list, more, form)
   const detailView = h('div', { class: 'view detail', hidden: true })
   const messages = h('div', {}, error, note, notice)
   const ideas = h('div', { role: 'tabpanel', id: 'cw-ideas', 'aria-labelledby': 'cw-tab-ideas' }, messages, listView, detailView)
   const roadmap = h('div', { role: 'tabpanel', id: 'cw-roadmap', 'aria-labelledby': 'cw-tab-roadmap', hidden: true }, h('p', { class: 'muted' }, t('loading')))
   const news = h('div', { role: 'tabpanel', id: 'cw-news', 'aria-labelledby': 'cw-tab-news', hidden: true }, h('p', { class: 'muted' }, t('loading')))
+  const loaded = new Set<TabName>()
+  const { element: tablist, select } = tabStrip(t, dir, { ideas, roadmap, news }, (name) => {
+    if (loaded.has(name)) return
+    loaded.add(name)
+    const tab = { get, t, date, openPost }
+    const render = name === 'roadmap' ? renderRoadmap(tab, roadmap) : name === 'news' ? renderNews(tab, news) : undefined
+    // A tab that could not be read tries again when it is chosen next.
+    void render?.then((shown) => { if (!shown) loaded.delete(name) })
+  })
   const body = h('div', { class: 'body' }, ideas, roadmap, news)
   const panel = h('div', { class: `panel ${ctx.theme} ${ctx.position}`, role: 'dialog', 'aria-labelledby': 'cw-title', lang, dir, hidden: true },
     h('header', {}, h('div', { class: 'brand' }, logo, heading), close), tablist, body)
@@ -92,22 +95,6 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     api.close()
   })
   ctx.root.append(h('style', {}, CSS), panel)
-
-  const loaded = new Set<string>()
-  function select(name: 'ideas' | 'roadmap' | 'news') {
-    tabs.forEach((tab, at) => {
-      const on = tab.id === `cw-tab-${name}`
-      tab.setAttribute('aria-selected', String(on))
-      tab.tabIndex = on ? 0 : -1
-      ;[ideas, roadmap, news][at]!.hidden = !on
-    })
-    if (loaded.has(name)) return
-    loaded.add(name)
-    const tab = { get, t, date, openPost }
-    const render = name === 'roadmap' ? renderRoadmap(tab, roadmap) : name === 'news' ? renderNews(tab, news) : undefined
-    // A tab that could not be read tries again when it is chosen next.
-    void render?.then((shown) => { if (!shown) loaded.delete(name) })
-  }
 
   // ---- posts ----
   function voteButton(post: Post) {
@@ -167,13 +154,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
         logo.src = ws.logo_url
         logo.hidden = false
       }
-      const accent = ws.accent_color ?? ws.settings?.brand_color
-      if (accent && /^#[0-9a-f]{6}$/i.test(accent)) {
-        for (const [name, value] of [['accent', accent], ['on-accent', onAccent(accent)]]) {
-          panel.style.setProperty(`--${name}`, value!)
-          ;(ctx.root.host as HTMLElement).style.setProperty(`--chorus-${name}`, value!)
-        }
-      }
+      applyAccent(ws.accent_color ?? ws.settings?.brand_color, panel, ctx.root.host as HTMLElement)
       anonymousAllowed = (ws.allow_anonymous ?? ws.settings?.allow_anonymous) !== false
       boards = info.boards
       boardSelect.replaceChildren(...boards.map((candidate) => h('option', { value: candidate.slug }, candidate.name)))
@@ -304,7 +285,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       const post = await write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined }, 'needEmail')
       if (!post) return
       title.value = details.value = ''
-      similar.hidden = true
+      similar.hide()
       list.prepend(postItem(post))
       listState.textContent = ''
       note.textContent = t('thanks')
@@ -314,42 +295,6 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     } finally {
       submit.removeAttribute('aria-busy')
     }
-  }
-
-  // ---- duplicate suggestions while the title is typed ----
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let asked = 0
-  function suggestSoon() {
-    clearTimeout(timer)
-    timer = setTimeout(() => void suggest(), 300)
-  }
-  async function suggest() {
-    const q = title.value.trim()
-    const mine = ++asked
-    if (q.length < 3) {
-      similar.hidden = true
-      return
-    }
-    // Whole words only: the word still being typed would match nothing yet.
-    const words = q.split(/\s+/)
-    const whole = /\s$/.test(title.value) || words.length < 2 ? q : words.slice(0, -1).join(' ')
-    const query = `q=${encodeURIComponent(whole)}&per_page=5`
-    // Workspace-wide when the server offers it, else within the board.
-    const found = await get<Page<Post>>(`/posts?${query}`)
-      .catch(() => board ? get<Page<Post>>(`/boards/${encodeURIComponent(board.slug)}/posts?${query}`) : { items: [] as Post[] })
-      .catch(() => ({ items: [] as Post[] }))
-    if (mine !== asked) return
-    similarList.replaceChildren(...found.items.map((post) => h('li', {},
-      h('div', {}, h('button', { type: 'button', class: 't', onclick: () => void openPost(post.id) }, post.title), h('p', { class: 'muted' }, `${post.votes} ${post.votes === 1 ? t('vote1') : t('votes')}`)),
-      h('button', { type: 'button', class: 'sec', 'aria-label': `${t('voteInstead')}: ${post.title}`, onclick: () => void voteInstead(post) }, t('voteInstead')))))
-    similar.hidden = found.items.length === 0
-  }
-  async function voteInstead(post: Post) {
-    if (post.voted) return
-    const result = await vote(post)
-    if (!result?.voted) return
-    title.value = details.value = ''
-    similar.hidden = true
   }
 
   // ---- post detail with public comments ----
