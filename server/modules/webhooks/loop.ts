@@ -59,7 +59,7 @@ export interface LoopOptions {
 }
 
 export interface DeliveryLoop {
-  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  /** Stops claiming, hands back the claims not yet sent, and waits for the attempts in flight to be recorded. */
   stop(): Promise<void>
 }
 
