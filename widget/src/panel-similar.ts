@@ -1,6 +1,7 @@
 // Posts like the idea being typed, each offered for a vote instead of a duplicate post.
 import { h } from './dom.ts'
 import type { Words } from './i18n.ts'
+import { postSummary } from './panel-posts.ts'
 import type { Page, Post } from './public-api.ts'
 
 export interface SimilarContext {
@@ -39,7 +40,7 @@ export function similarPosts(context: SimilarContext, title: HTMLInputElement) {
       .catch(() => ({ items: [] as Post[] }))
     if (mine !== asked) return
     list.replaceChildren(...found.items.map((post) => h('li', {},
-      h('div', {}, h('button', { type: 'button', class: 't', onclick: () => void context.openPost(post.id) }, post.title), h('p', { class: 'muted' }, `${post.votes} ${post.votes === 1 ? t('vote1') : t('votes')}`)),
+      postSummary(context.openPost, t, post),
       h('button', { type: 'button', class: 'sec', 'aria-label': `${t('voteInstead')}: ${post.title}`, onclick: () => void voteInstead(post) }, t('voteInstead')))))
     element.hidden = found.items.length === 0
   }

@@ -2,6 +2,7 @@
 // posts opens in the ideas tab).
 import { h } from './dom.ts'
 import type { Words } from './i18n.ts'
+import { openButton, postSummary } from './panel-posts.ts'
 import type { Entry, HttpError, Page, Post } from './public-api.ts'
 
 export interface TabContext {
@@ -44,9 +45,6 @@ export function tabStrip(t: TabContext['t'], dir: string, panels: Record<TabName
   return { element, select }
 }
 
-const postButton = (tab: TabContext, post: { id: string; title: string }) =>
-  h('button', { type: 'button', class: 't', onclick: () => void tab.openPost(post.id) }, post.title)
-
 /** Fills `into` with the roadmap's columns; false when it could not be read (the tab tries again next time). */
 export async function renderRoadmap(tab: TabContext, into: HTMLElement): Promise<boolean> {
   const { t } = tab
@@ -55,7 +53,7 @@ export async function renderRoadmap(tab: TabContext, into: HTMLElement): Promise
     into.replaceChildren(...groups.map((group) => h('section', { 'aria-labelledby': `cw-rm-${group.status_kind}` },
       h('h3', { id: `cw-rm-${group.status_kind}` }, `${t(group.status_kind)} (${group.total})`),
       group.items.length
-        ? h('ul', {}, ...group.items.map((post) => h('li', {}, h('div', {}, postButton(tab, post), h('p', { class: 'muted' }, `${post.votes} ${post.votes === 1 ? t('vote1') : t('votes')}`)))))
+        ? h('ul', {}, ...group.items.map((post) => h('li', {}, postSummary(tab.openPost, t, post))))
         : h('p', { class: 'muted' }, t('nothing')))))
     return true
   } catch (failure) {
@@ -74,7 +72,7 @@ export async function renderNews(tab: TabContext, into: HTMLElement): Promise<bo
       const html = h('div', { class: 'html' })
       html.innerHTML = entry.body_html
       return h('article', { 'aria-labelledby': `cw-e-${entry.id}` }, h('h4', { id: `cw-e-${entry.id}` }, entry.title), h('p', { class: 'muted' }, tab.date(entry.published_at)), html,
-        entry.posts?.length ? h('ul', {}, ...entry.posts.map((post) => h('li', {}, postButton(tab, post)))) : '')
+        entry.posts?.length ? h('ul', {}, ...entry.posts.map((post) => h('li', {}, openButton(tab.openPost, post)))) : '')
     }) : [h('p', { class: 'muted' }, t('noNews'))]))
     return true
   } catch (failure) {

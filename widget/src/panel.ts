@@ -2,6 +2,7 @@
 // renders into the loader's shadow root, so the host page's CSS cannot reach it.
 import { h } from './dom.ts'
 import { pickLocale, translator, type Words } from './i18n.ts'
+import { openButton, votesWord } from './panel-posts.ts'
 import { similarPosts } from './panel-similar.ts'
 import { applyAccent, CSS } from './panel-style.ts'
 import { renderNews, renderRoadmap, tabStrip, type TabName } from './panel-tabs.ts'
@@ -99,7 +100,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   // ---- posts ----
   function voteButton(post: Post) {
     // Named by its content (no aria-label), so the visible count is part of the name.
-    const count = h('span', {}, String(post.votes), h('span', { class: 'sr' }, ` ${post.votes === 1 ? t('vote1') : t('votes')}`))
+    const count = h('span', {}, String(post.votes), h('span', { class: 'sr' }, ` ${votesWord(t, post.votes)}`))
     const button = h('button', { type: 'button', class: 'vote', 'aria-pressed': String(Boolean(post.voted)) },
       h('span', { class: 'sr' }, `${t('voteFor', post.title)}, `), h('span', { 'aria-hidden': 'true' }, '▲'), count)
     button.dataset.post = post.id
@@ -108,7 +109,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   }
 
   function postItem(post: Post) {
-    const open = h('button', { type: 'button', class: 't', onclick: () => void openPost(post.id) }, post.title)
+    const open = openButton(openPost, post)
     return h('li', {}, voteButton(post), h('div', {}, open, h('p', { class: 'muted' }, post.status)))
   }
 
