@@ -1,4 +1,4 @@
-import { createTransport, type Transporter } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { emailOutbox } from '../db/schema/index.ts'
@@ -30,7 +30,11 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>
 }
 
-/** SMTP when SMTP_URL is set; otherwise the message is kept in `email_outbox` and logged. */
+/**
+ * SMTP when SMTP_URL is set; otherwise the message is kept in `email_outbox` and logged. nodemailer is
+ * loaded on the first message sent: its module graph is ~40 modules and several MiB of every process's
+ * memory, and most processes of a busy install never send mail.
+ */
 export function createMailer(config: Config, db: Db, log: Logger): Mailer {
   let transport: Transporter | undefined
   return {
@@ -40,7 +44,7 @@ export function createMailer(config: Config, db: Db, log: Logger): Mailer {
         log.info('email stored in outbox (SMTP_URL is not set)', { to: message.to, subject: message.subject, text: message.text })
         return
       }
-      transport ??= createTransport(config.smtpUrl)
+      transport ??= (await import('nodemailer')).createTransport(config.smtpUrl)
       await transport.sendMail({
         from: message.from ?? config.emailFrom,
         to: message.to,

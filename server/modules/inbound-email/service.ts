@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
-import PostalMime, { type Email, type Mailbox } from 'postal-mime'
+import type { Email, Mailbox } from 'postal-mime'
 import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import { boards, endUsers, inboundEmails, members, notificationEvents, posts, users, workspaces } from '../../db/schema/index.ts'
@@ -109,6 +109,8 @@ const clip = (text: string, max: number) => (text.length > max ? text.slice(0, m
  * seen, threaded as a comment when it answers our mail, else a new post on the default board.
  */
 export async function receiveEmail(ctx: AppContext, workspace: Workspace, raw: Uint8Array, headers: Record<string, string | number>): Promise<InboundResult> {
+  // Loaded on the first message: most processes never receive one.
+  const { default: PostalMime } = await import('postal-mime')
   let email: Email
   try {
     email = await PostalMime.parse(raw, { maxNestingDepth: 32, maxHeadersSize: 256 * 1024 })
