@@ -3,6 +3,7 @@
 // across them, restarts one that dies, and passes SIGTERM/SIGINT on. It opens no database and holds no
 // state: what the processes must agree on lives in PostgreSQL (rate limits, delivery leases, wake-ups)
 // or Redis. The embedded database (PGlite) belongs to one process, so it always runs one.
+import { totalmem } from 'node:os'
 import type { Config } from './config.ts'
 import type { Logger } from './lib/log.ts'
 
@@ -19,6 +20,21 @@ export function processCount(config: Config, cores = navigator.hardwareConcurren
   if (!usesPostgres(config) || config.port === 0) return 1
   return config.webConcurrency || cores
 }
+
+/**
+ * How much memory JavaScriptCore is told the machine has (bytes); it sizes its heap from that. Bun's
+ * counterpart of Node's --max-old-space-size, though not a cap: on a machine of 16 GiB or more a server
+ * process under list load lets its heap reach ~85 MiB between collections (peak RSS ~186 MiB); told
+ * 256 MiB to 8 GiB it collects at ~40 MiB (peak ~145 MiB) at a throughput cost within the benchmark's
+ * spread (BENCHMARKS.md, "Notes: memory"). Set by `npm start`, the Docker image, the supervisor for its
+ * processes and the benchmarks; an operator's own value wins.
+ */
+export const HEAP_RAM_ENV = 'BUN_JSC_forceRAMSize'
+export const DEFAULT_HEAP_RAM = 1024 ** 3
+
+/** The heap-size setting a server process starts with: the operator's, else 1 GiB (or the machine's RAM when it has less). */
+export const heapEnv = (env: Record<string, string | undefined>): Record<string, string> =>
+  ({ [HEAP_RAM_ENV]: env[HEAP_RAM_ENV] || String(Math.min(DEFAULT_HEAP_RAM, totalmem())) })
 
 /** True in a process the supervisor started. */
 export const isSupervised = () => process.env[PROCESS_INDEX_ENV] !== undefined
@@ -41,7 +57,7 @@ export async function superviseProcesses(count: number, env: Record<string, stri
   const start = (index: number) => {
     const startedAt = Date.now()
     const child = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
-      env: { ...process.env, ...env, [PROCESS_INDEX_ENV]: String(index) },
+      env: { ...process.env, ...env, ...heapEnv(process.env), [PROCESS_INDEX_ENV]: String(index) },
       // The child watches this pipe: when the supervisor is gone (even SIGKILLed) it reads end-of-file and stops.
       stdio: ['pipe', 'inherit', 'inherit'],
       onExit(_, code, signal) {

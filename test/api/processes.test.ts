@@ -4,9 +4,11 @@
 // passes; without one they fail loudly rather than being skipped.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
+import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { tmpdir, totalmem } from 'node:os'
 import { createApp } from '../../server/app.ts'
+import { HEAP_RAM_ENV } from '../../server/cluster.ts'
 import { getConfig } from '../../server/config.ts'
 import type { Database } from '../../server/db/client.ts'
 import { rowsOf } from '../../server/db/client.ts'
@@ -52,6 +54,12 @@ function clientOf(port: number, defaults: Record<string, string> = {}, from?: Te
   return client
 }
 
+/** The environment a running process started with. */
+function environOf(pid: number): Record<string, string> {
+  const raw = readFileSync(`/proc/${pid}/environ`, 'utf8')
+  return Object.fromEntries(raw.split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]))
+}
+
 /** `bun server/index.ts` as `npm start` runs it, collecting its JSON log lines. */
 function startCluster(env: Record<string, string>) {
   const child = Bun.spawn([process.execPath, 'server/index.ts'], {
@@ -92,6 +100,8 @@ describe('happy', () => {
     expect(new Set(first.map((line) => line.pid)).size).toBe(2)
     expect(first.every((line) => line.port === port)).toBe(true)
     expect(cluster.lines.find((line) => line.msg === 'chorus supervising')).toMatchObject({ processes: 2, pid: cluster.child.pid })
+    // Each process's JS heap is sized for 1 GiB (or the machine's RAM when less), not the host's RAM.
+    for (const { pid } of first) expect(environOf(pid)[HEAP_RAM_ENV]).toBe(String(Math.min(1024 ** 3, totalmem())))
 
     const api = clientOf(port, { authorization: `Bearer ${await ws.key()}` })
     const answers = await Promise.all(Array.from({ length: 40 }, () => api.get('/api/v1/boards/ideas/posts')))
@@ -111,6 +121,16 @@ describe('happy', () => {
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow()
     expect(cluster.lines.filter((line) => line.level === 'error')).toEqual([])
   }, 90_000)
+})
+
+describe('happy: the heap size', () => {
+  test('an operator\'s BUN_JSC_forceRAMSize reaches every server process unchanged', async () => {
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(freePort()), WEB_CONCURRENCY: '2', [HEAP_RAM_ENV]: '536870912' })
+    const listening = await eventually(() => cluster.listening().length === 2 && cluster.listening(), 30_000, 'two listening processes')
+    for (const { pid } of listening) expect(environOf(pid)[HEAP_RAM_ENV]).toBe('536870912')
+    cluster.child.kill('SIGTERM')
+    expect(await cluster.child.exited).toBe(0)
+  }, 60_000)
 })
 
 describe('errors', () => {
