@@ -71,7 +71,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   }
   // connect_timeout: a backend terminated while its connection starts up leaves postgres.js waiting out the
   // whole connect timeout (30 s by default), and the request, loop round or shutdown that wanted it waits too.
-  const client = guardTransactions(preparedStatements(postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })))
+  const client = guardTransactions(postgresJsWorkarounds(preparedStatements(postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus' } }))))
   const db = drizzlePostgres(client, { logger }) as unknown as Db
   return {
     db,
@@ -98,6 +98,24 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   }
 }
 
+type Unsafe = postgres.Sql['unsafe']
+
+/** Replaces `unsafe` (where drizzle sends every statement) on the pool and on each transaction it begins. */
+function wrapUnsafe(client: postgres.Sql, wrap: (unsafe: Unsafe) => Unsafe): postgres.Sql {
+  const apply = (sql: postgres.Sql) => {
+    Object.defineProperty(sql, 'unsafe', { value: wrap(sql.unsafe.bind(sql) as Unsafe) })
+    return sql
+  }
+  const begin = client.begin.bind(client) as (...args: unknown[]) => Promise<unknown>
+  Object.defineProperty(client, 'begin', {
+    value: (...args: unknown[]) => {
+      const fn = args.pop() as (sql: postgres.Sql) => unknown
+      return begin(...args, (sql: postgres.Sql) => fn(apply(sql)))
+    },
+  })
+  return apply(client)
+}
+
 /**
  * Makes every query drizzle builds a named prepared statement, as postgres.js does for its own tagged
  * queries: PostgreSQL then parses and plans each statement once per connection instead of on every
@@ -107,23 +125,61 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
  * option and stay unprepared. postgres.js forgets a connection's statements when it is recycled
  * (max_lifetime, 30–60 min), which bounds the cache.
  */
-export function preparedStatements(client: postgres.Sql): postgres.Sql {
-  const wrap = (sql: postgres.Sql) => {
-    const unsafe = sql.unsafe.bind(sql)
-    Object.defineProperty(sql, 'unsafe', {
-      value: (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
-        unsafe(query, params as never, options?.prepare === false ? { ...options, prepare: true } : options),
-    })
-    return sql
-  }
-  const begin = client.begin.bind(client) as (...args: unknown[]) => Promise<unknown>
-  Object.defineProperty(client, 'begin', {
-    value: (...args: unknown[]) => {
-      const fn = args.pop() as (sql: postgres.Sql) => unknown
-      return begin(...args, (sql: postgres.Sql) => fn(wrap(sql)))
-    },
+export const preparedStatements = (client: postgres.Sql): postgres.Sql =>
+  wrapUnsafe(client, (unsafe) => ((query: string, params?: never, options?: { prepare?: boolean }) =>
+    unsafe(query, params, options?.prepare === false ? { ...options, prepare: true } : options)) as Unsafe)
+
+/**
+ * Two pieces of state postgres.js 3.4.9 keeps per connection outlive the statement they belong to
+ * (porsager/postgres#1119, #1181, #1223; unfixed upstream), and this undoes their effect on the next one:
+ *
+ * - The row count of a result is reset only when a statement completes. After one that failed part-way
+ *   (cancelled, timed out, a division by zero on row 4, its backend terminated) the next result on that
+ *   connection stores its rows after as many holes: `[row] = result` read `undefined`, and an API-key
+ *   lookup that found its key answered 401. The rows are all there, only shifted, so a result that starts
+ *   with a hole is moved down in place (its `count`, `command` and `columns` kept); a whole result costs
+ *   one `in` check.
+ * - The error of a statement whose backend was terminated is kept after the connection closes, and the
+ *   reconnected connection fails its first statement with it before sending it. A statement that was never
+ *   sent (`state` is set when postgres.js writes it) is sent again, once.
+ * See docs/postgres-js-rollback-crash.md.
+ */
+export const postgresJsWorkarounds = (client: postgres.Sql): postgres.Sql =>
+  wrapUnsafe(client, (unsafe) => {
+    const send = (args: Parameters<Unsafe>, retries: number): postgres.PendingQuery<postgres.Row[]> => {
+      const query = unsafe(...args) as postgres.PendingQuery<postgres.Row[]> & QueryInternals
+      const then = query.then
+      // `values()` and `raw()` return the same query object, so this is the one awaited.
+      Object.defineProperty(query, 'then', {
+        value: (resolved?: (value: unknown) => unknown, rejected?: (reason: unknown) => unknown) => then.call(query,
+          (result: unknown) => (resolved ? resolved(closeUp(result)) : closeUp(result)),
+          (error: unknown) => {
+            // Only an error from the server: a connection that cannot be made (refused, timed out) is not tried twice.
+            if (query.state === null && error instanceof postgres.PostgresError && retries > 0) {
+              const again = send(args, retries - 1) as typeof query
+              if (query.isRaw === 'values') again.values()
+              else if (query.isRaw === true) again.raw()
+              return again.then(resolved, rejected)
+            }
+            if (rejected) return rejected(error)
+            throw error
+          }),
+      })
+      return query
+    }
+    return ((...args: Parameters<Unsafe>) => send(args, 1)) as Unsafe
   })
-  return wrap(client)
+
+/** What the workarounds read of a postgres.js query: `state` (null until written to a connection) and its row format. */
+interface QueryInternals { state: unknown; isRaw?: boolean | 'values' }
+
+function closeUp(result: unknown) {
+  if (!Array.isArray(result) || result.length === 0 || 0 in result) return result
+  let holes = 0
+  while (holes < result.length && !(holes in result)) holes++
+  result.copyWithin(0, holes)
+  result.length -= holes
+  return result
 }
 
 /**

@@ -8,7 +8,7 @@ import postgres from 'postgres'
 import { seedDemo } from '../../scripts/seed.ts'
 import { createApp } from '../../server/app.ts'
 import { getConfig } from '../../server/config.ts'
-import type { Database } from '../../server/db/client.ts'
+import { rowsOf, type Database } from '../../server/db/client.ts'
 import { posts } from '../../server/db/schema/index.ts'
 import { BASE, TestClient, TEST_SECRET } from '../helpers/harness.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
@@ -62,6 +62,40 @@ describe('happy', () => {
 })
 
 describe('errors', () => {
+  test('a statement that fails after sending rows leaves the next results on its connection whole', async () => {
+    // postgres.js 3.4.9 counts a result's rows per connection and resets the count only when a statement
+    // completes: after one that failed part-way (a division by zero here; a cancelled or terminated
+    // statement alike) the next result on that connection came back with holes in front of its rows, and
+    // an API-key lookup that found its key read the hole as "no such key" (401).
+    const failures = await Promise.all(Array.from({ length: 12 }, () =>
+      database.db.execute(sql`select i, 1 / (4 - i) as boom from generate_series(1, 10) i`).then(() => 'succeeded', (error) => String(error.cause ?? error))))
+    expect(failures.filter((failure) => !failure.includes('division by zero'))).toEqual([])
+
+    const rows = await Promise.all(Array.from({ length: 10 }, () => database.db.execute(sql`select x from generate_series(1, 2) x`)))
+    for (const result of rows) expect([...rowsOf<{ x: number }>(result)]).toEqual([{ x: 1 }, { x: 2 }])
+    const [first] = (await api.get('/api/v1/boards/ideas/posts?per_page=1')).body.items
+    for (let i = 0; i < 10; i++) {
+      const res = await api.get(`/api/v1/posts/${first.id}`)
+      expect(res.status).toBe(200)
+      expect(res.body.id).toBe(first.id)
+    }
+  })
+
+  test('a statement whose backend is terminated leaves no error behind for the next statement on its connection', async () => {
+    // postgres.js 3.4.9 kept the terminated statement's error and failed the first statement of the
+    // reconnected connection with it (a 503 for a request that had nothing to do with the failover).
+    // Every connection of the pool is made busy, then every backend is terminated mid-statement.
+    const sleeping = Array.from({ length: 10 }, () => database.db.execute(sql`select pg_sleep(30)`).then(() => 'finished', (error) => String(error.cause ?? error)))
+    await eventually(async () => (await admin`select count(*)::int as n from pg_stat_activity where datname = ${databaseName} and query = 'select pg_sleep(30)' and state = 'active'`)[0]!.n === 10, 10_000, 'ten sleeping statements')
+    await terminateChorusBackends()
+    expect((await Promise.all(sleeping)).filter((failure) => !/CONNECTION_CLOSED|terminating connection/.test(failure))).toEqual([])
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => database.db.execute(sql`select 1 as one`).then((result) => [...rowsOf(result)], (error) => String(error.cause ?? error))))
+    expect(results).toEqual(Array.from({ length: 10 }, () => [{ one: 1 }]))
+    const answers = await Promise.all(Array.from({ length: 10 }, () => api.get('/api/v1/boards/ideas/posts?per_page=1')))
+    expect(answers.map((res) => res.status)).toEqual(Array.from({ length: 10 }, () => 200))
+  })
+
   test('a request in flight when its backend is terminated is 503 with Retry-After; the next one succeeds', async () => {
     // Hold a lock so the request's transaction waits, then terminate the backend that waits.
     const locker = postgres(databaseUrl, { max: 1, onnotice: () => {} })
