@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { comments, events, posts, votes } from '../../server/db/schema/index.ts'
+import { comments, endUsers, events, posts, votes } from '../../server/db/schema/index.ts'
 import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 
@@ -140,7 +140,10 @@ describe('votes, comments and merge: errors', () => {
       const res = await api().post(`/api/v1/posts/${post.id}/votes`, body)
       expect({ body, status: res.status }).toEqual({ body, status: 422 })
     }
-    expect((await api().post('/api/v1/posts/post_nope/votes', { email: 'x@example.com' })).status).toBe(404)
+    // The post is looked up alongside the voter: its 404 still comes first, and the voter it would have created is rolled back.
+    expect((await api().post('/api/v1/posts/post_nope/votes', { email: 'ghost-voter@example.com' })).status).toBe(404)
+    expect((await api().post('/api/v1/posts/post_nope/votes', { email: 'x@example.com', end_user_id: 'eu_1' })).status).toBe(404)
+    expect(await h.db.select().from(endUsers).where(eq(endUsers.email, 'ghost-voter@example.com'))).toHaveLength(0)
     const page = await api().get(`/api/v1/posts/${post.id}/votes?per_page=101`)
     expect(page.status).toBe(422)
     expect(page.body.detail[0].loc).toEqual(['query', 'per_page'])
@@ -170,6 +173,7 @@ describe('votes, comments and merge: errors', () => {
     expect((await api().post(`/api/v1/posts/${a.id}/merge`, { into_post_id: c.id })).status).toBe(409)
     expect((await api().post(`/api/v1/posts/${c.id}/merge`, { into_post_id: a.id })).status).toBe(409)
     expect((await api().post(`/api/v1/posts/${a.id}/votes`, { email: 'late@example.com' })).status).toBe(409)
+    expect(await h.db.select().from(endUsers).where(eq(endUsers.email, 'late@example.com'))).toHaveLength(0)
     expect((await api().post(`/api/v1/posts/${a.id}/comments`, { body: 'late' })).status).toBe(409)
 
     const other = await workspaceFixture(h)

@@ -25,9 +25,13 @@ export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCa
     throw invalid(['body', 'email'], 'With an API key, name the voter with email or end_user_id')
   }
   return db.transaction(async (tx) => {
-    const post = await findPost(tx, workspaceId, postId, true)
-    if (post.mergedIntoId) throw conflict(`This post was merged into ${post.mergedIntoId}; vote there`)
-    const actor = await resolveActor(tx, workspaceId, caller, onBehalf)
+    // The post's lock and the voter's look-up (or creation) go out together, pipelined on PostgreSQL as in
+    // createPost; the post's errors still come first, and a failure rolls the voter's creation back.
+    const [locked, voter] = await Promise.allSettled([findPost(tx, workspaceId, postId, true), resolveActor(tx, workspaceId, caller, onBehalf)])
+    if (locked.status === 'rejected') throw locked.reason
+    if (locked.value.mergedIntoId) throw conflict(`This post was merged into ${locked.value.mergedIntoId}; vote there`)
+    if (voter.status === 'rejected') throw voter.reason
+    const actor = voter.value
     if (actor.kind === 'api_key') throw invalid(['body', 'email'], 'An API key cannot vote as itself')
     const userId = actor.kind === 'member' ? actor.userId : null
     const endUserId = actor.kind === 'end_user' ? actor.endUserId : null
