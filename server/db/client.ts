@@ -1,5 +1,5 @@
 import type { PGlite as PGliteClass } from '@electric-sql/pglite'
-import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import { is, Placeholder, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
@@ -231,9 +231,10 @@ export function isUniqueViolation(error: unknown): boolean {
 /**
  * `column = any($1::text[])`: one array parameter however many values, so the statement's text (and
  * the prepared plan behind it) is the same for a list of 1 or of 500, where `inArray` makes one
- * statement per length. For the batch paths (dispatch, claims, attempt records).
+ * statement per length. For the batch paths (dispatch, claims, attempt records, the subscribers'
+ * fan-out). `values` may be a `sql.placeholder` of a compiled statement, filled with an array.
  */
-export function anyOf(column: AnyColumn | SQL, values: readonly string[]): SQL {
-  return sql`${column} = any(${sql.param([...values])}::text[])`
+export function anyOf(column: AnyColumn | SQL, values: readonly string[] | Placeholder): SQL {
+  return sql`${column} = any(${is(values, Placeholder) ? values : sql.param([...(values as readonly string[])])}::text[])`
 }
 

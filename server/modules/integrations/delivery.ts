@@ -3,6 +3,7 @@
 // jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { anyOf, type Db, type Tx } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Sealer } from '../../lib/secrets.ts'
@@ -28,14 +29,18 @@ const CHAT_JOBS: JobTable = { table: 'chat_deliveries', keys: ['mapping_id', 'ev
 const boardOfEvent = (data: Data, boardsByPost: Map<string, string>) =>
   (data.post?.board_id as string | undefined) ?? boardsByPost.get(String(data.post_id ?? ''))
 
+// Compiled: every batch the dispatcher takes runs it.
+const activeMappings = compiled('fanout_chat_mappings', (db) => db
+  .select({ id: chatChannelMappings.id, workspaceId: chatChannelMappings.workspaceId, boardId: chatChannelMappings.boardId, events: chatChannelMappings.events })
+  .from(chatChannelMappings)
+  .innerJoin(integrations, and(eq(integrations.id, chatChannelMappings.integrationId), eq(integrations.status, 'active')))
+  .where(anyOf(chatChannelMappings.workspaceId, sql.placeholder('workspaceIds'))))
+
 /** One job per matching mapping of an active chat connection, in the dispatcher's transaction. */
 export async function queueChatDeliveries(tx: Db | Tx, rows: OutboxEvent[]) {
   const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
   if (!workspaceIds.length) return
-  const mappings = await tx.select({ id: chatChannelMappings.id, workspaceId: chatChannelMappings.workspaceId, boardId: chatChannelMappings.boardId, events: chatChannelMappings.events })
-    .from(chatChannelMappings)
-    .innerJoin(integrations, and(eq(integrations.id, chatChannelMappings.integrationId), eq(integrations.status, 'active')))
-    .where(inArray(chatChannelMappings.workspaceId, workspaceIds))
+  const mappings = await activeMappings(tx).execute({ workspaceIds })
   if (!mappings.length) return
   const postIds = [...new Set(rows.map((row) => (row.data as Data).post?.board_id ? undefined : (row.data as Data).post_id).filter((id): id is string => typeof id === 'string'))]
   const boardsByPost = new Map(postIds.length

@@ -1,5 +1,6 @@
-import { and, eq, inArray } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client.ts'
+import { and, eq, sql } from 'drizzle-orm'
+import { anyOf, type Db, type Tx } from '../../db/client.ts'
+import { compiled } from '../../db/compiled.ts'
 import { members, notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
 import type { OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
@@ -25,6 +26,13 @@ export function describeEvent(type: string, data: Data): string {
   }
 }
 
+// Compiled: every batch the dispatcher takes runs it.
+const activeSubscriptions = compiled('fanout_notification_subscriptions', (db) => db
+  .select({ subscription: notificationSubscriptions })
+  .from(notificationSubscriptions)
+  .innerJoin(members, and(eq(members.workspaceId, notificationSubscriptions.workspaceId), eq(members.userId, notificationSubscriptions.userId), eq(members.status, 'active')))
+  .where(and(anyOf(notificationSubscriptions.workspaceId, sql.placeholder('workspaceIds')), eq(notificationSubscriptions.enabled, true))))
+
 /**
  * Notification events for every active member subscribed to each event's kind, written in the
  * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts).
@@ -32,11 +40,7 @@ export function describeEvent(type: string, data: Data): string {
 export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[]) {
   const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
   if (!workspaceIds.length) return
-  const subscriptions = await tx
-    .select({ subscription: notificationSubscriptions })
-    .from(notificationSubscriptions)
-    .innerJoin(members, and(eq(members.workspaceId, notificationSubscriptions.workspaceId), eq(members.userId, notificationSubscriptions.userId), eq(members.status, 'active')))
-    .where(and(inArray(notificationSubscriptions.workspaceId, workspaceIds), eq(notificationSubscriptions.enabled, true)))
+  const subscriptions = await activeSubscriptions(tx).execute({ workspaceIds })
   const values = rows.flatMap((event) => subscriptions
     .filter(({ subscription }) => subscription.workspaceId === event.workspaceId && subscription.events.includes(event.type))
     .map(({ subscription }) => ({
