@@ -5,7 +5,7 @@
 //   GET  /posts/:id                            key check, the post with board/status/author/labels
 //   GET  /boards/:slug/posts?sort=&per_page=&page=   key check, the page with its total (one query)
 //   POST /boards/:slug/posts  {title}          key check; board and default status, then post, history and read back (each group pipelined), outbox row
-//   POST /posts/:id/votes     {email}          key check; locked post, end user upsert and read (pipelined), vote delete, insert with counter (pipelined), outbox row
+//   POST /posts/:id/votes     {email}          key check; locked post with the end user upsert and read (pipelined), vote delete, insert with counter (pipelined), outbox row
 //   GET  /public/:ws/boards/:slug/posts?sort=   the public page, ETag over the body, 304 on If-None-Match
 import postgres from 'postgres'
 
@@ -129,13 +129,13 @@ Bun.serve({
       const postId = parts[1]!
       const { email } = await request.json() as { email: string }
       const result = await sql.begin(async (tx) => {
-        const [post] = await tx`select * from posts where id = ${postId} and workspace_id = ${auth.workspace_id} for update`
-        if (!post) return null
         const address = email.trim().toLowerCase()
-        const [, [voter]] = await Promise.all([
+        const [[post], , [voter]] = await Promise.all([
+          tx`select * from posts where id = ${postId} and workspace_id = ${auth.workspace_id} for update`,
           tx`insert into end_users (id, workspace_id, email) values (${id('eu')}, ${auth.workspace_id}, ${address}) on conflict (workspace_id, email) where external_id is null do nothing`,
           tx`select * from end_users where workspace_id = ${auth.workspace_id} and email = ${address} and external_id is null`,
         ])
+        if (!post) return null
         const [removed] = await tx`delete from votes where post_id = ${postId} and end_user_id = ${voter!.id} returning *`
         const voteId = removed?.id ?? id('vote')
         const [, [updated]] = await Promise.all([
