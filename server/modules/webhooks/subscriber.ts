@@ -4,7 +4,7 @@ import { compiled } from '../../db/compiled.ts'
 import { webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 
-// Compiled: every batch the dispatcher takes runs it, and building its text cost more than running it.
+// Compiled: every batch the dispatcher takes runs it.
 const enabledEndpoints = compiled('fanout_webhook_endpoints', (db) => db
   .select({ id: webhooks.id, workspaceId: webhooks.workspaceId, events: webhooks.events }).from(webhooks)
   .where(and(anyOf(webhooks.workspaceId, sql.placeholder('workspaceIds')), eq(webhooks.enabled, true))))
