@@ -71,7 +71,8 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   }
   // connect_timeout: a backend terminated while its connection starts up leaves postgres.js waiting out the
   // whole connect timeout (30 s by default), and the request, loop round or shutdown that wanted it waits too.
-  const client = guardTransactions(postgresJsWorkarounds(preparedStatements(postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus' } }))))
+  const pool = postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus' } })
+  const client = guardTransactions(wrapUnsafe(pool, (unsafe) => postgresJsWorkarounds(preparedStatements(unsafe))))
   const db = drizzlePostgres(client, { logger }) as unknown as Db
   return {
     db,
@@ -100,7 +101,10 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
 
 type Unsafe = postgres.Sql['unsafe']
 
-/** Replaces `unsafe` (where drizzle sends every statement) on the pool and on each transaction it begins. */
+/**
+ * Replaces `unsafe` (where drizzle sends every statement) on the pool and on each transaction it begins;
+ * the transforms below are composed into one `wrap`, so a statement and a transaction pay for one layer.
+ */
 function wrapUnsafe(client: postgres.Sql, wrap: (unsafe: Unsafe) => Unsafe): postgres.Sql {
   const apply = (sql: postgres.Sql) => {
     Object.defineProperty(sql, 'unsafe', { value: wrap(sql.unsafe.bind(sql) as Unsafe) })
@@ -125,9 +129,9 @@ function wrapUnsafe(client: postgres.Sql, wrap: (unsafe: Unsafe) => Unsafe): pos
  * option and stay unprepared. postgres.js forgets a connection's statements when it is recycled
  * (max_lifetime, 30–60 min), which bounds the cache.
  */
-export const preparedStatements = (client: postgres.Sql): postgres.Sql =>
-  wrapUnsafe(client, (unsafe) => ((query: string, params?: never, options?: { prepare?: boolean }) =>
-    unsafe(query, params, options?.prepare === false ? { ...options, prepare: true } : options)) as Unsafe)
+const preparedStatements = (unsafe: Unsafe): Unsafe =>
+  ((query: string, params?: never, options?: { prepare?: boolean }) =>
+    unsafe(query, params, options?.prepare === false ? { ...options, prepare: true } : options)) as Unsafe
 
 /**
  * Two pieces of state postgres.js 3.4.9 keeps per connection outlive the statement they belong to
@@ -144,31 +148,30 @@ export const preparedStatements = (client: postgres.Sql): postgres.Sql =>
  *   sent (`state` is set when postgres.js writes it) is sent again, once.
  * See docs/postgres-js-rollback-crash.md.
  */
-export const postgresJsWorkarounds = (client: postgres.Sql): postgres.Sql =>
-  wrapUnsafe(client, (unsafe) => {
-    const send = (args: Parameters<Unsafe>, retries: number): postgres.PendingQuery<postgres.Row[]> => {
-      const query = unsafe(...args) as postgres.PendingQuery<postgres.Row[]> & QueryInternals
-      const then = query.then
-      // `values()` and `raw()` return the same query object, so this is the one awaited.
-      Object.defineProperty(query, 'then', {
-        value: (resolved?: (value: unknown) => unknown, rejected?: (reason: unknown) => unknown) => then.call(query,
-          (result: unknown) => (resolved ? resolved(closeUp(result)) : closeUp(result)),
-          (error: unknown) => {
-            // Only an error from the server: a connection that cannot be made (refused, timed out) is not tried twice.
-            if (query.state === null && error instanceof postgres.PostgresError && retries > 0) {
-              const again = send(args, retries - 1) as typeof query
-              if (query.isRaw === 'values') again.values()
-              else if (query.isRaw === true) again.raw()
-              return again.then(resolved, rejected)
-            }
-            if (rejected) return rejected(error)
-            throw error
-          }),
-      })
-      return query
-    }
-    return ((...args: Parameters<Unsafe>) => send(args, 1)) as Unsafe
-  })
+function postgresJsWorkarounds(unsafe: Unsafe): Unsafe {
+  const send = (args: Parameters<Unsafe>, retries: number): postgres.PendingQuery<postgres.Row[]> => {
+    const query = unsafe(...args) as postgres.PendingQuery<postgres.Row[]> & QueryInternals
+    const then = query.then
+    // `values()` and `raw()` return the same query object, so this is the one awaited.
+    Object.defineProperty(query, 'then', {
+      value: (resolved?: (value: unknown) => unknown, rejected?: (reason: unknown) => unknown) => then.call(query,
+        (result: unknown) => (resolved ? resolved(closeUp(result)) : closeUp(result)),
+        (error: unknown) => {
+          // Only an error from the server: a connection that cannot be made (refused, timed out) is not tried twice.
+          if (query.state === null && error instanceof postgres.PostgresError && retries > 0) {
+            const again = send(args, retries - 1) as typeof query
+            if (query.isRaw === 'values') again.values()
+            else if (query.isRaw === true) again.raw()
+            return again.then(resolved, rejected)
+          }
+          if (rejected) return rejected(error)
+          throw error
+        }),
+    })
+    return query
+  }
+  return ((...args: Parameters<Unsafe>) => send(args, 1)) as Unsafe
+}
 
 /** What the workarounds read of a postgres.js query: `state` (null until written to a connection) and its row format. */
 interface QueryInternals { state: unknown; isRaw?: boolean | 'values' }
