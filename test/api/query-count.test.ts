@@ -25,14 +25,15 @@ afterAll(() => h.close())
 
 /**
  * The statements a keyed GET sends for the route itself. The key's rate-limit counter is apart: one
- * upsert per request on PostgreSQL (shared by every process), none on PGlite (counted in memory).
+ * upsert per request on PostgreSQL (shared by every process), none on PGlite (counted in memory). One
+ * request in a thousand also purges expired counters (server/lib/rate-limit.ts), which is not the route's.
  */
 async function countQueries(path: string) {
   h.queries.length = 0
   const res = await h.client({ authorization: `Bearer ${key}` }).get(path)
   expect(res.status).toBe(200)
   const counter = h.queries.filter((statement) => statement.includes('"rate_limit_counters"'))
-  expect(counter).toHaveLength(h.database.driver === 'postgres' ? 1 : 0)
+  expect(counter.filter((statement) => statement.startsWith('insert'))).toHaveLength(h.database.driver === 'postgres' ? 1 : 0)
   return h.queries.length - counter.length
 }
 
