@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { PagingQuery, pageEnvelope } from '../../lib/paging.ts'
+import { PagingQuery, pageEnvelope } from '../../lib/paging-schema.ts'
 import { Enum, Timestamp } from '../../lib/schema.ts'
 import { TITLE_TEXT_RULE } from '../../lib/text.ts'
 

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { Email } from '../auth/model.ts'
-import { PagingQuery, pageEnvelope } from '../../lib/paging.ts'
+import { PagingQuery, pageEnvelope } from '../../lib/paging-schema.ts'
 import { AuthorResponse } from '../posts/model.ts'
 import { Timestamp } from '../../lib/schema.ts'
 

@@ -1,6 +1,6 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
-import { ErrorSchema, ValidationErrorSchema } from '../../errors.ts'
+import { ErrorSchema, ValidationErrorSchema } from './error-schemas.ts'
 import { JSON_LIMITS } from '../../lib/json.ts'
 import { IDEMPOTENCY_LEASE_SECONDS } from '../../plugins/idempotency.ts'
 import { FLOOD_FACTOR } from '../../plugins/request.ts'

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { PageSizeQuery, pageSizeEnvelope } from '../../lib/paging.ts'
+import { PageSizeQuery, pageSizeEnvelope } from '../../lib/paging-schema.ts'
 import type { notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
 import { Enum, Timestamp, WorkspaceSlugParams } from '../../lib/schema.ts'
 import { EventKinds } from '../../events/model.ts'

@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { Enum, Integer, Timestamp } from '../../lib/schema.ts'
 import { Email } from '../auth/model.ts'
-import { PagingQuery, pageEnvelope } from '../../lib/paging.ts'
+import { PagingQuery, pageEnvelope } from '../../lib/paging-schema.ts'
 import { TITLE_TEXT_RULE } from '../../lib/text.ts'
 
 const TITLE_DESCRIPTION = `The post's heading. ${TITLE_TEXT_RULE}`

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import { authPlugin, type RateRule } from '../../plugins/auth.ts'
 import { sessionViewer } from '../end-users/service.ts'
-import { PagingQuery } from '../../lib/paging.ts'
+import { PagingQuery } from '../../lib/paging-schema.ts'
 import type { AppContext } from '../../context.ts'
 import { readPage } from '../../lib/paging.ts'
 import { PostListQuery, PostListResponse } from '../posts/model.ts'

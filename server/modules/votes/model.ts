@@ -1,7 +1,7 @@
 import { t } from 'elysia'
 import { Enum, Timestamp } from '../../lib/schema.ts'
 import { Email } from '../auth/model.ts'
-import { PagingQuery, pageEnvelope } from '../../lib/paging.ts'
+import { PagingQuery, pageEnvelope } from '../../lib/paging-schema.ts'
 import { VerifiedFilter } from '../posts/model.ts'
 
 /** The example of the `Vote` component, reused by the schemas that embed it. */

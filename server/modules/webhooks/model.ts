@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { OffsetQuery } from '../../lib/paging.ts'
+import { OffsetQuery } from '../../lib/paging-schema.ts'
 import type { webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
 import { EventKind, EventKinds } from '../../events/model.ts'
 import type { EventType } from '../../events/outbox.ts'
