@@ -11,7 +11,7 @@ import { EXPORT_PAGE_SIZE } from '../server/modules/exports/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { startServerProcess } from '../test/helpers/server-process.ts'
 import { benchDatabase } from './database.ts'
-import { heapEnv } from '../server/cluster.ts'
+import { engineEnv } from '../server/cluster.ts'
 import { writeSection } from './report.ts'
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 100_000)
@@ -54,7 +54,7 @@ try {
   await database.db.execute(sql`analyze`)
   console.log(`seeded ${POSTS} posts in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s`)
 
-  const server = await startServerProcess({ ...heapEnv(process.env), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, BILLING: 'off' })
+  const server = await startServerProcess({ ...engineEnv(process.env), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, BILLING: 'off' })
   child = server.child
   const port = server.port
   const base = `http://127.0.0.1:${port}/api/v1`

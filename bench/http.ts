@@ -9,7 +9,7 @@ import { openDatabase } from '../server/db/client.ts'
 import { boards, labels } from '../server/db/schema/index.ts'
 import { newId } from '../server/lib/ids.ts'
 import { benchDatabase } from './database.ts'
-import { heapEnv } from '../server/cluster.ts'
+import { engineEnv } from '../server/cluster.ts'
 import { writeSection } from './report.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -54,7 +54,7 @@ function wrk(port: number, path: string, key: string) {
 }
 
 async function measure(label: string, command: string[], port: number, path: string, key: string) {
-  const env = { ...process.env, ...heapEnv(process.env), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: 'bench-secret-key-long-enough-0123456789abcdef', RATE_LIMIT_PER_KEY: '1000000' }
+  const env = { ...process.env, ...(command.includes('server/index.ts') && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: 'bench-secret-key-long-enough-0123456789abcdef', RATE_LIMIT_PER_KEY: '1000000' }
   const child = Bun.spawn(['taskset', '-c', '0', ...command], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(port)

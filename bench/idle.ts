@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import type postgres from 'postgres'
 import { benchDatabase } from './database.ts'
 import { freePort } from '../test/helpers/ports.ts'
-import { heapEnv } from '../server/cluster.ts'
+import { engineEnv } from '../server/cluster.ts'
 import { writeSection } from './report.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 20)
@@ -42,7 +42,7 @@ Bun.serve({ port: Number(process.env.PORT), fetch: async () => Response.json(awa
 `
 
 async function measure(label: string, command: string[], env: Record<string, string>, port: number, database?: { sql: postgres.Sql; name: string }) {
-  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...heapEnv(process.env), ...env, PORT: String(port), LOG_LEVEL: 'silent', WEB_CONCURRENCY: '1' }, stdout: 'ignore', stderr: 'inherit' })
+  const child = Bun.spawn(command, { cwd: ROOT, env: { ...process.env, ...(command.includes('server/index.ts') && engineEnv(process.env)), ...env, PORT: String(port), LOG_LEVEL: 'silent', WEB_CONCURRENCY: '1' }, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitForPort(port)
     await Bun.sleep(3000)

@@ -12,7 +12,7 @@ import { boards } from '../server/db/schema/index.ts'
 import { newId } from '../server/lib/ids.ts'
 import { toggleVote } from '../server/modules/votes/service.ts'
 import { freshPostgresDatabase } from '../test/helpers/server-process.ts'
-import { heapEnv } from '../server/cluster.ts'
+import { engineEnv } from '../server/cluster.ts'
 import { writeSection } from './report.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -59,7 +59,7 @@ const fresh = await freshPostgresDatabase('portal_bench', 'The portal benchmark'
 try {
   await seed(fresh.database.db)
   // Silent (no access log), pinned from the start: the test helper's process waits for info lines instead.
-  const env = { ...process.env, ...heapEnv(process.env), DATABASE_URL: fresh.url, SECRET_KEY: SECRET, PORT: String(PORT), LOG_LEVEL: 'silent', BILLING: 'off', RATE_LIMIT_PER_IP: '1000000', TEST_POSTGRES_URL: '' }
+  const env = { ...process.env, ...engineEnv(process.env), DATABASE_URL: fresh.url, SECRET_KEY: SECRET, PORT: String(PORT), LOG_LEVEL: 'silent', BILLING: 'off', RATE_LIMIT_PER_IP: '1000000', TEST_POSTGRES_URL: '' }
   const child = Bun.spawn(['taskset', '-c', '0', process.execPath, 'server/index.ts'], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(`http://127.0.0.1:${PORT}/api/v1/health`)

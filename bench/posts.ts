@@ -13,7 +13,7 @@ import { createApiKey } from '../server/modules/api-keys/service.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { freePort } from '../test/helpers/ports.ts'
-import { heapEnv } from '../server/cluster.ts'
+import { engineEnv } from '../server/cluster.ts'
 import { writeSection } from './report.ts'
 
 const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -172,7 +172,7 @@ async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number, pid: nu
   await resetSharedState()
   const port = freePort()
   const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : ['bun', 'server/index.ts']
-  const env = { ...process.env, ...heapEnv(process.env), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
+  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
   const child = Bun.spawn([...(options.pin === false ? [] : ['taskset', '-c', '0']), ...command], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(port)

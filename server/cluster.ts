@@ -22,19 +22,30 @@ export function processCount(config: Config, cores = navigator.hardwareConcurren
 }
 
 /**
- * How much memory JavaScriptCore is told the machine has (bytes); it sizes its heap from that. Bun's
- * counterpart of Node's --max-old-space-size, though not a cap: on a machine of 16 GiB or more a server
- * process under list load lets its heap reach ~85 MiB between collections (peak RSS ~186 MiB); told
- * 256 MiB to 8 GiB it collects at ~40 MiB (peak ~145 MiB) at a throughput cost within the benchmark's
- * spread (BENCHMARKS.md, "Notes: memory"). Set by `npm start`, the Docker image, the supervisor for its
- * processes and the benchmarks; an operator's own value wins.
+ * The JavaScriptCore settings a server process starts with (Bun reads `BUN_JSC_*` when it starts, so they
+ * are set by whoever starts the process: `npm start`, the Docker image, the supervisor for its processes,
+ * the benchmarks). An operator's own value of each wins. Measured on the list benchmark (BENCHMARKS.md,
+ * "Notes: memory"), each against Bun's defaults:
+ * - `forceRAMSize`: the memory JSC sizes its heap for (Bun's counterpart of Node's --max-old-space-size,
+ *   not a cap). Sized from a host of 16 GiB or more, the heap reaches ~85 MiB between collections (peak
+ *   RSS ~186 MiB); sized for 1 GiB it collects at ~40 MiB (~145 MiB).
+ * - `useFTLJIT=0`: no fourth-tier (FTL) compiler. Its compilations left ~11 MiB more RSS behind and bought
+ *   no throughput a benchmark could see; the three lower tiers still compile hot code.
+ * - `smallHeapGrowthFactor=1.75`: after a full collection the heap may grow to 1.75× what survived (JSC's
+ *   default 2×), so garbage waits for a smaller heap: 12 MiB less at peak. At 1.5 the collector works
+ *   ~25 % more, since JSC then turns most young-generation collections into full ones.
  */
-export const HEAP_RAM_ENV = 'BUN_JSC_forceRAMSize'
-export const DEFAULT_HEAP_RAM = 1024 ** 3
+export const ENGINE_DEFAULTS = {
+  BUN_JSC_forceRAMSize: String(1024 ** 3),
+  BUN_JSC_useFTLJIT: '0',
+  BUN_JSC_smallHeapGrowthFactor: '1.75',
+} as const
 
-/** The heap-size setting a server process starts with: the operator's, else 1 GiB (or the machine's RAM when it has less). */
-export const heapEnv = (env: Record<string, string | undefined>): Record<string, string> =>
-  ({ [HEAP_RAM_ENV]: env[HEAP_RAM_ENV] || String(Math.min(DEFAULT_HEAP_RAM, totalmem())) })
+/** The engine settings a server process starts with: the operator's where set, else ENGINE_DEFAULTS (the heap sized for the machine's RAM when it has less than 1 GiB). */
+export const engineEnv = (env: Record<string, string | undefined>): Record<string, string> => {
+  const defaults: Record<string, string> = { ...ENGINE_DEFAULTS, BUN_JSC_forceRAMSize: String(Math.min(Number(ENGINE_DEFAULTS.BUN_JSC_forceRAMSize), totalmem())) }
+  return Object.fromEntries(Object.entries(defaults).map(([name, value]) => [name, env[name] || value]))
+}
 
 /** True in a process the supervisor started. */
 export const isSupervised = () => process.env[PROCESS_INDEX_ENV] !== undefined
@@ -57,7 +68,7 @@ export async function superviseProcesses(count: number, env: Record<string, stri
   const start = (index: number) => {
     const startedAt = Date.now()
     const child = Bun.spawn([process.execPath, ...process.argv.slice(1)], {
-      env: { ...process.env, ...env, ...heapEnv(process.env), [PROCESS_INDEX_ENV]: String(index) },
+      env: { ...process.env, ...env, ...engineEnv(process.env), [PROCESS_INDEX_ENV]: String(index) },
       // The child watches this pipe: when the supervisor is gone (even SIGKILLed) it reads end-of-file and stops.
       stdio: ['pipe', 'inherit', 'inherit'],
       onExit(_, code, signal) {

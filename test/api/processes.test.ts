@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir, totalmem } from 'node:os'
 import { createApp } from '../../server/app.ts'
-import { HEAP_RAM_ENV } from '../../server/cluster.ts'
+import { ENGINE_DEFAULTS } from '../../server/cluster.ts'
 import { getConfig } from '../../server/config.ts'
 import type { Database } from '../../server/db/client.ts'
 import { rowsOf } from '../../server/db/client.ts'
@@ -100,8 +100,10 @@ describe('happy', () => {
     expect(new Set(first.map((line) => line.pid)).size).toBe(2)
     expect(first.every((line) => line.port === port)).toBe(true)
     expect(cluster.lines.find((line) => line.msg === 'chorus supervising')).toMatchObject({ processes: 2, pid: cluster.child.pid })
-    // Each process's JS heap is sized for 1 GiB (or the machine's RAM when less), not the host's RAM.
-    for (const { pid } of first) expect(environOf(pid)[HEAP_RAM_ENV]).toBe(String(Math.min(1024 ** 3, totalmem())))
+    // Each process starts with the engine settings: the JS heap sized for 1 GiB (or the machine's RAM when less), no FTL tier, heap growth 1.75×.
+    for (const { pid } of first) {
+      expect(environOf(pid)).toMatchObject({ BUN_JSC_forceRAMSize: String(Math.min(1024 ** 3, totalmem())), BUN_JSC_useFTLJIT: '0', BUN_JSC_smallHeapGrowthFactor: '1.75' })
+    }
 
     const api = clientOf(port, { authorization: `Bearer ${await ws.key()}` })
     const answers = await Promise.all(Array.from({ length: 40 }, () => api.get('/api/v1/boards/ideas/posts')))
@@ -123,14 +125,25 @@ describe('happy', () => {
   }, 90_000)
 })
 
-describe('happy: the heap size', () => {
-  test('an operator\'s BUN_JSC_forceRAMSize reaches every server process unchanged', async () => {
-    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(freePort()), WEB_CONCURRENCY: '2', [HEAP_RAM_ENV]: '536870912' })
+describe('happy: the engine settings', () => {
+  test('an operator\'s BUN_JSC_* values reach every server process unchanged; the ones not set keep their defaults', async () => {
+    const cluster = startCluster({ DATABASE_URL: databaseUrl, PORT: String(freePort()), WEB_CONCURRENCY: '2', BUN_JSC_forceRAMSize: '536870912', BUN_JSC_useFTLJIT: '1' })
     const listening = await eventually(() => cluster.listening().length === 2 && cluster.listening(), 30_000, 'two listening processes')
-    for (const { pid } of listening) expect(environOf(pid)[HEAP_RAM_ENV]).toBe('536870912')
+    for (const { pid } of listening) {
+      expect(environOf(pid)).toMatchObject({ BUN_JSC_forceRAMSize: '536870912', BUN_JSC_useFTLJIT: '1', BUN_JSC_smallHeapGrowthFactor: ENGINE_DEFAULTS.BUN_JSC_smallHeapGrowthFactor })
+    }
     cluster.child.kill('SIGTERM')
     expect(await cluster.child.exited).toBe(0)
   }, 60_000)
+
+  test('npm start and the Docker image start a process with the same settings as the supervisor', async () => {
+    const start = (await Bun.file(`${import.meta.dir}/../../package.json`).json()).scripts.start as string
+    const dockerfile = await Bun.file(`${import.meta.dir}/../../docker/Dockerfile`).text()
+    for (const [name, value] of Object.entries(ENGINE_DEFAULTS)) {
+      expect(start).toContain(`${name}=\${${name}:-${value}}`)
+      expect(dockerfile).toMatch(new RegExp(`^ENV .*\\b${name}=${value.replace('.', '\\.')}(\\s|$)`, 'm'))
+    }
+  })
 })
 
 describe('errors', () => {
