@@ -21,6 +21,8 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 /** Compare rounds per route: raw then Chorus, each started afresh; the table shows the round with the median ratio. */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
+/** Compare only the routes whose name contains this text (e.g. \`GET /posts\`); every route by default. */
+const only = process.env.BENCH_ROUTES
 const bigPosts = Number(process.env.BENCH_POSTS ?? 100_000)
 const votesPerUser = 100
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
@@ -229,7 +231,7 @@ try {
       { name: 'POST /posts/{id}/votes (toggle, 200 posts × 500 voters)', write: true, raw: { method: 'POST', path: '/posts/x/votes', headers: auth, rotate: { prefix: '/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 }, chorus: { method: 'POST', path: '/api/v1/posts/x/votes', headers: auth, rotate: { prefix: '/api/v1/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 } },
     ]
     const rows: string[] = []
-    for (const route of routes) {
+    for (const route of routes.filter((candidate) => !only || candidate.name.includes(only))) {
       // On a shared machine throughput drifts within minutes: each round pairs runs made one right after
       // the other, and the median of the rounds' ratios is what one noisy run cannot give.
       const pairs: { raw: Result; chorus: Result & { rss: number }; ratio: number }[] = []
@@ -250,7 +252,7 @@ try {
     await writeSection('Posts: Chorus against the raw baseline', [
       `${setup} ${shared(loadAtStart)}`,
       '',
-      `The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board \`ideas\`: 200 posts, 2,000 votes; creates go to board \`inbox\`; vote toggles rotate over the 200 posts and 500 voters. Before each server starts the dispatch queue and the rate-limit counters are emptied and the database is vacuumed, so each server of a pair starts from the same state. Each route runs ${rounds} round${rounds === 1 ? '' : 's'} of raw then Chorus; the row shows the round with the median ratio, and the range of the ratios over the rounds in brackets. Peak RSS is the highest VmHWM of the Chorus processes (goal ≤ 120 MiB).`,
+      `The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board \`ideas\`: 200 posts, 2,000 votes; creates go to board \`inbox\`; vote toggles rotate over the 200 posts and 500 voters. Before each server starts the dispatch queue and the rate-limit counters are emptied and the database is vacuumed, so each server of a pair starts from the same state. Chorus starts with its engine settings (`ENGINE_DEFAULTS`, server/cluster.ts), the raw server with Bun's defaults. Each route runs ${rounds} round${rounds === 1 ? '' : 's'} of raw then Chorus; the row shows the round with the median ratio, and the range of the ratios over the rounds in brackets. Peak RSS is the highest VmHWM of the Chorus processes (goal ≤ 120 MiB).`,
       '',
       '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) | Chorus peak RSS |',
       '|---|---|---|---|---|---|---|---|---|',
