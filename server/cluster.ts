@@ -25,7 +25,7 @@ export function processCount(config: Config, cores = navigator.hardwareConcurren
  * The JavaScriptCore settings a server process starts with (Bun reads `BUN_JSC_*` when it starts, so they
  * are set by whoever starts the process: `npm start`, the Docker image, the supervisor for its processes,
  * the benchmarks). An operator's own value of each wins. Measured on the list benchmark (BENCHMARKS.md,
- * "Notes: memory"), each against Bun's defaults:
+ * "Notes: memory" and "Notes: a process under 120 MiB"), each against Bun's defaults:
  * - `forceRAMSize`: the memory JSC sizes its heap for (Bun's counterpart of Node's --max-old-space-size,
  *   not a cap). Sized from a host of 16 GiB or more, the heap reaches ~85 MiB between collections (peak
  *   RSS ~186 MiB); sized for 1 GiB it collects at ~40 MiB (~145 MiB).
@@ -38,15 +38,17 @@ export function processCount(config: Config, cores = navigator.hardwareConcurren
  *   ~25 % more, since JSC then turns most young-generation collections into full ones.
  * Together they keep a process near 120 MiB under the list benchmark (~145 MiB without them).
  */
+const HEAP_RAM = 1024 ** 3
+
 export const ENGINE_DEFAULTS = {
-  BUN_JSC_forceRAMSize: String(1024 ** 3),
+  BUN_JSC_forceRAMSize: String(HEAP_RAM),
   BUN_JSC_useFTLJIT: '0',
   BUN_JSC_smallHeapGrowthFactor: '1.75',
 } as const
 
 /** The engine settings a server process starts with: the operator's where set, else ENGINE_DEFAULTS (the heap sized for the machine's RAM when it has less than 1 GiB). */
 export const engineEnv = (env: Record<string, string | undefined>): Record<string, string> => {
-  const defaults: Record<string, string> = { ...ENGINE_DEFAULTS, BUN_JSC_forceRAMSize: String(Math.min(Number(ENGINE_DEFAULTS.BUN_JSC_forceRAMSize), totalmem())) }
+  const defaults: Record<string, string> = { ...ENGINE_DEFAULTS, BUN_JSC_forceRAMSize: String(Math.min(HEAP_RAM, totalmem())) }
   return Object.fromEntries(Object.entries(defaults).map(([name, value]) => [name, env[name] || value]))
 }
 

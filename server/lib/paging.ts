@@ -3,6 +3,7 @@
 // - `page` + `per_page` (alias `limit`) → `{items, page, per_page, total, total_pages}`: posts, comments, votes
 // - `page` + `page_size` → `{items, page, page_size, total, total_pages}`: notification events
 // - `limit` + `offset` → a bare array: webhook delivery logs
+// Their route schemas (query parameters, envelopes) are in paging-schema.ts.
 import { invalid } from '../errors.ts'
 
 export interface Page { page: number; perPage: number; offset: number }
