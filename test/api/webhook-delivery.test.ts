@@ -244,7 +244,10 @@ describe('bounds', () => {
   const postsSent = (path: string) => receiver.to(path).map((hit) => JSON.parse(hit.body).data.post.id as string).sort()
 
   // At most `maxSending` attempts on the wire, while up to twice as many deliveries are claimed: the next
-  // ones are leased before the last attempts come back.
+  // ones are leased before the last attempts come back. A finished attempt leaves the loop's count at once
+  // but keeps its lease until the next round records it, so between a round's start and its claim the
+  // leased rows can exceed the claims held by the attempts that finished meanwhile (at most `maxSending`
+  // with this slow receiver): 2 × 2 + 2 of the 10 deliveries, never all of them.
   test('no more than maxSending attempts are on the wire, and the next deliveries are claimed meanwhile', () => withRunner({ maxSending: 2 }, async () => {
     let sending = 0
     let mostSending = 0
@@ -255,15 +258,15 @@ describe('bounds', () => {
       return new Response('ok')
     })
     const { id } = await hook('/bounded')
-    const posts = await newPosts(6, 'Bounded')
+    const posts = await newPosts(10, 'Bounded')
     let mostLeased = 0
     await eventually(async () => {
       mostLeased = Math.max(mostLeased, await leasedTo(id))
-      return receiver.to('/bounded').length === 6
-    }, 10_000, 'six deliveries')
+      return receiver.to('/bounded').length === 10
+    }, 15_000, 'ten deliveries')
     expect(mostSending).toBe(2)
     expect(mostLeased).toBeGreaterThan(2)
-    expect(mostLeased).toBeLessThanOrEqual(4)
+    expect(mostLeased).toBeLessThanOrEqual(6)
     // Each event once, and every delivery recorded (its row deleted with its success).
     expect(postsSent('/bounded')).toEqual(posts.sort())
     await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
