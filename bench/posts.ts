@@ -21,7 +21,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 /** Compare rounds per route: raw then Chorus, each started afresh; the table shows the round with the median ratio. */
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
-/** Compare only the routes whose name contains this text (e.g. \`GET /posts\`); every route by default. */
+/** Compare only the routes whose name contains this text (e.g. `GET /posts`); every route by default. */
 const only = process.env.BENCH_ROUTES
 const bigPosts = Number(process.env.BENCH_POSTS ?? 100_000)
 const votesPerUser = 100
