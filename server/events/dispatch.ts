@@ -14,6 +14,7 @@ import { compiled } from '../db/compiled.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
 import type { Logger } from '../lib/log.ts'
 import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork } from '../db/work.ts'
+import { workspacesOf } from './outbox.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
 
@@ -37,7 +38,8 @@ export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly 
     // A queue row always has its event (the queue references events on delete cascade).
     const rows = await takeQueued(tx).execute({ limit })
     if (!rows.length) return 0
-    for (const subscriber of subscribers) await subscriber.fanOut(tx, rows)
+    const workspaceIds = workspacesOf(rows)
+    for (const subscriber of subscribers) await subscriber.fanOut(tx, rows, workspaceIds)
     return rows.length
   })
 }

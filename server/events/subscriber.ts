@@ -6,8 +6,9 @@ import type { OutboxEvent } from './outbox.ts'
  * dispatcher's transaction, with the batch's events, and should only write its own durable work
  * rows (deliveries, notification rows): slow I/O happens later, from those rows. If it throws, the
  * whole batch rolls back and is dispatched again, so it must be idempotent (insert ... on conflict do nothing).
+ * `workspaceIds` are the batch's workspaces (`workspacesOf(events)`), worked out once per batch.
  */
 export interface EventSubscriber {
   name: string
-  fanOut(tx: Tx, events: OutboxEvent[]): Promise<void>
+  fanOut(tx: Tx, events: OutboxEvent[], workspaceIds: string[]): Promise<void>
 }

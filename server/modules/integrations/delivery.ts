@@ -12,7 +12,7 @@ import { getPost } from '../posts/queries.ts'
 import { claimDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
 import type { DeliveryQueue } from '../webhooks/loop.ts'
 import type { Config } from '../../config.ts'
-import type { OutboxEvent } from '../../events/outbox.ts'
+import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import type { Outbound } from '../../lib/outbound.ts'
 import { postChatMessage } from './chat-api.ts'
@@ -37,8 +37,7 @@ const activeMappings = compiled('fanout_chat_mappings', (db) => db
   .where(anyOf(chatChannelMappings.workspaceId, sql.placeholder('workspaceIds'))))
 
 /** One job per matching mapping of an active chat connection, in the dispatcher's transaction. */
-export async function queueChatDeliveries(tx: Db | Tx, rows: OutboxEvent[]) {
-  const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
+export async function queueChatDeliveries(tx: Db | Tx, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
   if (!workspaceIds.length) return
   const mappings = await activeMappings(tx).execute({ workspaceIds })
   if (!mappings.length) return

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import { anyOf, type Db, type Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { members, notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
-import type { OutboxEvent } from '../../events/outbox.ts'
+import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import { newId } from '../../lib/ids.ts'
 
@@ -37,8 +37,7 @@ const activeSubscriptions = compiled('fanout_notification_subscriptions', (db) =
  * Notification events for every active member subscribed to each event's kind, written in the
  * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts).
  */
-export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[]) {
-  const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
+export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
   if (!workspaceIds.length) return
   const subscriptions = await activeSubscriptions(tx).execute({ workspaceIds })
   const values = rows.flatMap((event) => subscriptions

@@ -12,9 +12,7 @@ const enabledEndpoints = compiled('fanout_webhook_endpoints', (db) => db
 /** One pending delivery per enabled endpoint of the event's workspace that subscribed to its kind. */
 export const webhookSubscriber: EventSubscriber = {
   name: 'webhooks',
-  async fanOut(tx, rows) {
-    const workspaceIds = [...new Set(rows.map((row) => row.workspaceId))]
-    if (!workspaceIds.length) return
+  async fanOut(tx, rows, workspaceIds) {
     const endpoints = await enabledEndpoints(tx).execute({ workspaceIds })
     const jobs = rows.flatMap((event) => endpoints
       .filter((endpoint) => endpoint.workspaceId === event.workspaceId && endpoint.events.includes(event.type))
