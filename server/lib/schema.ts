@@ -6,6 +6,16 @@ const EMAIL = /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][
 /** A calendar date, YYYY-MM-DD, leap years included (zod's `date`). */
 const DATE = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8])))$/
 
+/** The form every timestamp the API writes has (`toISOString`), with each field in its range. */
+const CANONICAL_DATE_TIME = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/
+let looseDateTime: ((value: string) => boolean) | undefined
+/**
+ * Elysia's `date-time` check (a replace, unanchored patterns and a Date parse: ~0.3 µs, 40 times for a
+ * page of posts when the response is validated) answers the canonical form at once. Everything it
+ * matches, Elysia's check accepts too, so what is accepted does not change.
+ */
+const dateTime = (value: string) => CANONICAL_DATE_TIME.test(value) || (looseDateTime?.(value) ?? false)
+
 /**
  * Sets the string formats our schemas use (`email`, `date`) to precompiled patterns. Importing
  * `@elysiajs/openapi` replaces TypeBox's format checks with ones that build a zod schema on every call:
@@ -15,6 +25,11 @@ const DATE = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[1
 export function registerStringFormats() {
   FormatRegistry.Set('email', (value) => EMAIL.test(value))
   FormatRegistry.Set('date', (value) => DATE.test(value))
+  const current = FormatRegistry.Get('date-time')
+  if (current !== dateTime) {
+    looseDateTime = current
+    FormatRegistry.Set('date-time', dateTime)
+  }
 }
 
 /**
