@@ -5,13 +5,39 @@ import type { Config } from '../config.ts'
  * `Cache-Control: no-store` when the request carries credentials, so no shared cache keeps a
  * caller's data (routes that are public set their own caching).
  */
-export function securityHeaders(config: Pick<Config, 'baseUrl'>, request: Request): Record<string, string> {
-  const headers: Record<string, string> = { 'x-content-type-options': 'nosniff' }
+export function setSecurityHeaders(headers: Record<string, string | number>, config: Pick<Config, 'baseUrl'>, request: Request) {
+  headers['x-content-type-options'] = 'nosniff'
   if (config.baseUrl.startsWith('https:')) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains'
-  if (request.headers.has('authorization') || request.headers.has('x-api-key') || /(?:^|;\s*)(access_token|refresh_token)=/.test(request.headers.get('cookie') ?? '')) {
+  if (request.headers.has('authorization') || request.headers.has('x-api-key') || carriesSessionCookie(request.headers)) {
     headers['cache-control'] = 'no-store'
   }
-  return headers
+}
+
+const SESSION_COOKIE = /(?:^|;\s*)(access_token|refresh_token)=/
+
+/** Whether the request carries a dashboard session cookie (access or refresh token). */
+export const carriesSessionCookie = (headers: Headers) => SESSION_COOKIE.test(headers.get('cookie') ?? '')
+
+/**
+ * One cookie's value from the Cookie header, percent-decoded (the first one of that name, as browsers
+ * send the most specific path first). Read where it is needed, so requests that carry an API key never
+ * have their cookies parsed.
+ */
+export function cookieValue(headers: Headers, name: string): string | undefined {
+  const header = headers.get('cookie')
+  if (!header) return undefined
+  for (const pair of header.split(';')) {
+    const equals = pair.indexOf('=')
+    if (equals === -1 || pair.slice(0, equals).trim() !== name) continue
+    let value = pair.slice(equals + 1).trim()
+    if (value.length > 1 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1)
+    try {
+      return decodeURIComponent(value)
+    } catch {
+      return value
+    }
+  }
+  return undefined
 }
 
 export interface HtmlPolicy {

@@ -6,7 +6,7 @@ import { sha256Hex } from '../lib/secrets.ts'
 import { apiKeyAccess, dashboardAccess } from '../lib/subscription.ts'
 import { endUserFromSession, workspaceBySlug } from '../modules/end-users/service.ts'
 import type { EndUserCaller } from '../modules/feedback/actor.ts'
-import { carriesKey, sharedCredentialResolvers, OAUTH_ACCESS_PREFIX, readApiKey, type Caller, type Member, type Scope, type ScopedCaller, type SessionUser, type Workspace } from './credentials.ts'
+import { accessCookie, carriesKey, isReadScope, sharedCredentialResolvers, OAUTH_ACCESS_PREFIX, readApiKey, type Caller, type Member, type Scope, type ScopedCaller, type SessionUser, type Workspace } from './credentials.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestFingerprint } from './idempotency.ts'
 import { enforceRateLimit } from './rate-limit.ts'
 import { afterAnonymousWrite, anonymousWriter } from '../modules/visitors/service.ts'
@@ -248,10 +248,10 @@ export const authPlugin = perApp((ctx: AppContext) => {
   return new Elysia({ name: 'auth' }).use(requestPlugin(ctx)).macro({
     user: {
       detail: { security: sessionOnly },
-      async resolve({ request, cookie }) {
+      async resolve({ request }) {
         // A request with a key is a key request (docs/api.md#credentials) and keys have no personal area.
         if (carriesKey(request.headers)) throw new ApiError('DASHBOARD_ONLY', 'This route needs a signed-in dashboard session; API keys cannot use it')
-        const caller = await resolve.session(cookie.access_token?.value as string | undefined)
+        const caller = await resolve.session(accessCookie(request))
         if (!caller) throw new ApiError('UNAUTHENTICATED', 'Sign in first: the access_token cookie is missing, invalid or expired')
         return { caller, user: caller.user }
       },
@@ -259,38 +259,44 @@ export const authPlugin = perApp((ctx: AppContext) => {
     /** Either kind of caller without a workspace context: a key (with its workspace) or a signed-in user. */
     account: (access: { scope: Scope }) => ({
       detail: { security: keyOrSession(access.scope), 'x-required-scope': access.scope },
-      async resolve({ request, cookie, set }): Promise<{ account: AccountContext }> {
+      async resolve({ request, set }): Promise<{ account: AccountContext }> {
         const apiKey = readApiKey(request.headers)
         if (apiKey !== null) {
           const { caller, workspace } = await keyCaller(apiKey, access, undefined, !READ_METHODS.has(request.method), set.headers as Record<string, string | number>)
           return { account: { caller, user: null, workspace } }
         }
-        const session = await resolve.session(cookie.access_token?.value as string | undefined)
+        const session = await resolve.session(accessCookie(request))
         if (!session) throw new ApiError('UNAUTHENTICATED', 'Send an API key, or sign in: the access_token cookie is missing, invalid or expired')
         return { account: { caller: session, user: session.user, workspace: null } }
       },
     }),
-    workspace: (access: WorkspaceAccess) => ({
-      detail: {
-        security: access.scope ? keyOrSession(access.scope) : sessionOnly,
-        'x-required-scope': access.scope ?? null,
-        'x-dashboard-only': !access.scope,
-        'x-required-role': access.role ?? 'member',
-      },
-      async resolve({ request, cookie, params, set, body }): Promise<WorkspaceContext> {
-        const write = !READ_METHODS.has(request.method)
-        // Elysia passes no params object at all to routes without path parameters (GET /boards).
-        const slug = (params as Record<string, string | undefined> | undefined)?.workspace_slug
-        const apiKey = readApiKey(request.headers)
-        const resolved = apiKey !== null
-          ? await keyCaller(apiKey, access, slug, write, set.headers as Record<string, string | number>)
-          : await sessionCaller(cookie.access_token?.value as string | undefined, access, slug ?? request.headers.get('x-workspace'), write)
+    workspace: (access: WorkspaceAccess) => {
+      const readOnly = isReadScope(access.scope)
+      return {
+        detail: {
+          security: access.scope ? keyOrSession(access.scope) : sessionOnly,
+          'x-required-scope': access.scope ?? null,
+          'x-dashboard-only': !access.scope,
+          'x-required-role': access.role ?? 'member',
+        },
+        async resolve({ request, params, set, body }): Promise<WorkspaceContext> {
+          const write = !READ_METHODS.has(request.method)
+          // Elysia passes no params object at all to routes without path parameters (GET /boards).
+          const slug = (params as Record<string, string | undefined> | undefined)?.workspace_slug
+          const apiKey = readApiKey(request.headers)
+          const resolved = apiKey !== null
+            ? await keyCaller(apiKey, access, slug, write, set.headers as Record<string, string | number>)
+            : await sessionCaller(accessCookie(request), access, slug ?? request.headers.get('x-workspace'), write)
 
-        const credential = resolved.caller.kind === 'api_key' ? resolved.caller.keyId : resolved.caller.kind === 'oauth' ? resolved.caller.familyId : resolved.caller.user.id
-        return { ...resolved, replay: await idempotencyClaim(request, `${resolved.workspace.id}:${credential}`, body) }
-      },
-      ...idempotencyHooks,
-    }),
+          if (readOnly) return { ...resolved, replay: null }
+          const credential = resolved.caller.kind === 'api_key' ? resolved.caller.keyId : resolved.caller.kind === 'oauth' ? resolved.caller.familyId : resolved.caller.user.id
+          return { ...resolved, replay: await idempotencyClaim(request, `${resolved.workspace.id}:${credential}`, body) }
+        },
+        // A route a read scope opens writes nothing, so it has no Idempotency-Key to keep: without the
+        // hooks, a read skips an awaited after-handle step and a deferred after-response task per request.
+        ...(readOnly ? {} : idempotencyHooks),
+      }
+    },
     /**
      * A public write (portal, widget) on a route with `workspace_slug`: the end user of a widget
      * session (`Authorization: Bearer`), or an anonymous visitor naming `email` in the body when the

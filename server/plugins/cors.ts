@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { pathOf } from './request.ts'
 
 /**
  * The portal and widget routes: `/api[/v1]/public/...` (reads and end-user writes) and
@@ -25,6 +26,6 @@ export const PUBLIC_PREFLIGHT = {
  */
 export const publicCors = () =>
   new Elysia({ name: 'public-cors' }).onRequest(({ request, set }) => {
-    if (!PUBLIC_PATH.test(new URL(request.url).pathname)) return
+    if (!PUBLIC_PATH.test(pathOf(request.url))) return
     Object.assign(set.headers, PUBLIC_CORS, request.method === 'OPTIONS' ? PUBLIC_PREFLIGHT : {})
   })

@@ -3,6 +3,7 @@ import { perApp, type AppContext } from '../context.ts'
 import { compiled } from '../db/compiled.ts'
 import { apiKeys, members, oauthClients, oauthGrants, oauthTokens, sessions, users, workspaces } from '../db/schema/index.ts'
 import { ApiError } from '../errors.ts'
+import { cookieValue } from '../lib/http-headers.ts'
 import { sha256Hex, timingSafeEqual } from '../lib/secrets.ts'
 import { verifyJwt } from '../lib/jwt.ts'
 import { ACCESS_AUDIENCE } from '../modules/auth/service.ts'
@@ -14,6 +15,9 @@ export const SCOPES = [
   'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write',
 ] as const
 export type Scope = (typeof SCOPES)[number]
+
+/** A `...:read` scope opens only routes that change nothing (GET). */
+export const isReadScope = (scope: Scope | undefined) => scope?.endsWith(':read') ?? false
 
 export const KEY_PREFIX = 'chorus_sk_'
 const KEY_PATTERN = /^chorus_sk_[0-9A-Za-z]{32}$/
@@ -67,6 +71,13 @@ export function readApiKey(headers: Headers): string | null {
 }
 
 export const carriesKey = (headers: Headers) => readApiKey(headers) !== null
+
+/**
+ * The dashboard session's access token, read from the Cookie header where a credential is resolved. Not
+ * through Elysia's `cookie`: naming it in a hook makes Elysia parse every request's cookies (a cookie jar
+ * and an extra await) before the hook runs, requests with an API key included.
+ */
+export const accessCookie = (request: Request) => cookieValue(request.headers, 'access_token')
 
 const invalidKey = () => new ApiError('INVALID_API_KEY', 'The API key is invalid or has been revoked')
 const invalidToken = () => new ApiError('INVALID_API_KEY', 'The access token is invalid, expired or revoked', {}, { 'www-authenticate': 'Bearer error="invalid_token"' })

@@ -3,7 +3,7 @@ import { Elysia, ValidationError } from 'elysia'
 import type { AppContext } from '../context.ts'
 import { ApiError, errorBody, type ErrorCode, type ValidationIssue } from '../errors.ts'
 import { describeError, isConnectionError } from '../db/errors.ts'
-import { securityHeaders } from '../lib/http-headers.ts'
+import { setSecurityHeaders } from '../lib/http-headers.ts'
 import { requestIdOf } from './request.ts'
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
@@ -50,7 +50,8 @@ export function errorHandler(ctx: AppContext) {
     // Elysia wraps whatever the body parser throws; our parser's refusals (415, 422) are ApiErrors.
     const error = code === 'PARSE' && (raised as Error).cause instanceof ApiError ? ((raised as Error).cause as ApiError) : raised
     const requestId = requestIdOf(request)
-    const headers: Record<string, string> = { 'x-request-id': requestId, ...securityHeaders(ctx.config, request) }
+    const headers: Record<string, string> = { 'x-request-id': requestId }
+    setSecurityHeaders(headers, ctx.config, request)
     // Rate-limit headers, and CORS headers on public routes so a cross-origin widget can read its errors.
     for (const [name, value] of Object.entries(set.headers)) if (/^(ratelimit-|access-control-)/i.test(name)) headers[name] = String(value)
     const reply = (status: number, errorCode: ErrorCode, message: string, detail: unknown = message, extra = {}) => {

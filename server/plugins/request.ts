@@ -1,7 +1,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { perApp, type AppContext } from '../context.ts'
 import { ApiError, invalid } from '../errors.ts'
-import { securityHeaders } from '../lib/http-headers.ts'
+import { carriesSessionCookie, setSecurityHeaders } from '../lib/http-headers.ts'
 import { newId } from '../lib/ids.ts'
 import { parseJsonBody } from '../lib/json.ts'
 import { textProblem } from '../lib/text.ts'
@@ -17,8 +17,11 @@ const started = new WeakMap<Request, { id: string; at: number; ip: string }>()
 
 export const requestIdOf = (request: Request) => started.get(request)?.id ?? newId('request')
 
-/** The path of an absolute URL without parsing it (no query string: it can hold tokens). */
-const pathOf = (url: string) => {
+/**
+ * The path of an absolute URL without parsing it, as the router sees it (not normalized; no query
+ * string: it can hold tokens).
+ */
+export const pathOf = (url: string) => {
   const start = url.indexOf('/', url.indexOf('//') + 2)
   const query = url.indexOf('?', start)
   return start === -1 ? '/' : url.slice(start, query === -1 ? undefined : query)
@@ -28,11 +31,6 @@ const pathOf = (url: string) => {
 export const FLOOD_FACTOR = 5
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-function carriesSessionCookie(request: Request) {
-  const cookie = request.headers.get('cookie') ?? ''
-  return /(?:^|;\s*)(access_token|refresh_token)=/.test(cookie)
-}
 
 function carriesKey(request: Request) {
   return request.headers.has('authorization') || request.headers.has('x-api-key')
@@ -148,7 +146,7 @@ export const requestPlugin = perApp((ctx: AppContext) => {
       const ip = clientIp(request, server)
       started.set(request, { id, at: performance.now(), ip })
       set.headers['x-request-id'] = id
-      Object.assign(set.headers, securityHeaders(ctx.config, request))
+      setSecurityHeaders(set.headers as Record<string, string>, ctx.config, request)
 
       if (request.method === 'TRACE') throw new ApiError('METHOD_NOT_ALLOWED', 'TRACE is not supported', {}, { allow: 'GET, HEAD, POST, PATCH, PUT, DELETE, OPTIONS' })
 
@@ -158,7 +156,7 @@ export const requestPlugin = perApp((ctx: AppContext) => {
       if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`)
 
       if (UNSAFE.has(request.method)) {
-        const session = carriesSessionCookie(request)
+        const session = carriesSessionCookie(request.headers)
         // SameSite=Lax already blocks most cross-site cookie writes; the origin check closes the rest
         // (same-site subdomains, older browsers). Requests carrying a key are key requests and carry no ambient authority.
         if (session && !carriesKey(request) && !sameOrigin(request, allowedOrigins)) {

@@ -99,6 +99,24 @@ describe('happy', () => {
     expect((await h.client().post('/api/v1/auth/logout')).status).toBe(401)
   })
 
+  test('the access token is read among other cookies, quoted or not; a session reaches workspace routes', async () => {
+    const client = h.client()
+    const user = await signIn(h, client, 'crumbs@example.com')
+    const access = client.jar.get('access_token')!
+    const me = (cookie: string) => h.client().get('/api/v1/auth/me', { headers: { cookie } })
+    for (const cookie of [`theme=dark; access_token=${access}; lang=en`, `access_token="${access}"`, `access_token=${access};other=1`]) {
+      const res = await me(cookie)
+      expect({ cookie, status: res.status, id: res.body.id }).toEqual({ cookie, status: 200, id: user.id })
+    }
+    // A name that only ends in access_token is another cookie.
+    expect((await me(`x_access_token=${access}`)).status).toBe(401)
+    const created = await client.post('/api/v1/workspaces', { name: 'Crumbs', slug: 'crumbs' })
+    expect(created.status).toBe(201)
+    const boards = await h.client().get('/api/v1/boards', { headers: { cookie: `a=b; access_token=${access}`, 'x-workspace': 'crumbs' } })
+    expect(boards.status).toBe(200)
+    expect(Array.isArray(boards.body.items ?? boards.body)).toBe(true)
+  })
+
   test('resend sends a link; verify-email marks the address verified once', async () => {
     const client = h.client()
     const user = await signIn(h, client, 'verify@example.com')

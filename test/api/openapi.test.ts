@@ -103,6 +103,12 @@ describe('operations', () => {
     }
   })
 
+  test('a read scope opens only GET routes, which keep no Idempotency-Key (the auth plugin gives them no idempotency hooks)', () => {
+    const reads = operations().filter(({ operation }) => String(operation['x-required-scope'] ?? '').endsWith(':read'))
+    expect(reads.length).toBeGreaterThan(10)
+    expect(reads.filter(({ method }) => method !== 'get').map(({ method, path }) => `${method} ${path}`)).toEqual([])
+  })
+
   test('the core resources are components of those names', () => {
     const names = ['Post', 'Comment', 'Vote', 'Board', 'Label', 'Status', 'Webhook', 'WebhookDeliveryLog', 'Workspace', 'Member', 'ApiKey', 'Error', 'User']
     expect(names.filter((name) => !doc.components.schemas[name])).toEqual([])

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { timingSafeEqual, toBase64Url } from '../../lib/secrets.ts'
 import { SCOPES } from '../../plugins/auth.ts'
-import { sharedCredentialResolvers } from '../../plugins/credentials.ts'
+import { accessCookie, sharedCredentialResolvers } from '../../plugins/credentials.ts'
 import { enforceRateLimit } from '../../plugins/rate-limit.ts'
 import { requestPlugin } from '../../plugins/request.ts'
 import { authenticateClient, registerClient } from './clients.ts'
@@ -100,7 +100,7 @@ export const oauthServerModule = (ctx: AppContext) => {
       parse: 'text',
       detail: registerDoc,
     })
-    .get('/oauth/authorize', async ({ request, cookie }) => {
+    .get('/oauth/authorize', async ({ request }) => {
       const url = new URL(request.url)
       let checked
       try {
@@ -110,15 +110,15 @@ export const oauthServerModule = (ctx: AppContext) => {
         if (error instanceof AuthorizeRedirectError) return redirect(error.location)
         throw error
       }
-      const session = await resolve.session(cookie.access_token?.value as string | undefined)
+      const session = await resolve.session(accessCookie(request))
       if (!session) return redirect(signInUrl(`${url.pathname}${url.search}`))
       const requestId = await createConsentRequest(ctx, session.user.id, checked)
       return redirect(`${ctx.config.dashboardUrl}/oauth/consent/${requestId}`)
     }, {
       detail: authorizeDoc,
     })
-    .get('/oauth/consent/:request_id', async ({ params, cookie, request }) => {
-      const session = await resolve.session(cookie.access_token?.value as string | undefined)
+    .get('/oauth/consent/:request_id', async ({ params, request }) => {
+      const session = await resolve.session(accessCookie(request))
       if (!session) return redirect(signInUrl(new URL(request.url).pathname))
       try {
         const view = await describeConsent(ctx, session.user.id, params.request_id)
@@ -134,8 +134,8 @@ export const oauthServerModule = (ctx: AppContext) => {
       params: t.Object({ request_id: t.String({ maxLength: 64 }) }),
       detail: { hide: true },
     })
-    .post('/oauth/consent/:request_id', async ({ params, cookie, request, body }) => {
-      const session = await resolve.session(cookie.access_token?.value as string | undefined)
+    .post('/oauth/consent/:request_id', async ({ params, request, body }) => {
+      const session = await resolve.session(accessCookie(request))
       if (!session) return errorPage('Your session has ended; sign in and start again from the app', 401)
       let form: URLSearchParams
       try {

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts'
-import { htmlResponse } from '../../lib/http-headers.ts'
+import { carriesSessionCookie, htmlResponse } from '../../lib/http-headers.ts'
 import type { SafeHtml } from '../../lib/html.ts'
 import { sha256Hex } from '../../lib/secrets.ts'
 import { PUBLIC_CACHE_CONTROL } from '../public/cache.ts'
@@ -19,7 +19,7 @@ export async function htmlPage(ctx: AppContext, request: Request, doc: Doc | Saf
   const body = 'style' in doc ? doc.body.value : doc.value
   const styles = 'style' in doc ? [`'sha256-${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(doc.style))).toString('base64')}'`] : []
   const headers: HeaderMap = { vary: 'Cookie', ...extra }
-  const shared = !personal && !/(?:^|;\s*)(access_token|refresh_token)=/.test(request.headers.get('cookie') ?? '')
+  const shared = !personal && !carriesSessionCookie(request.headers)
   headers['cache-control'] = shared && status === 200 ? PUBLIC_CACHE_CONTROL : 'private, no-store'
   if (status === 200 && request.method === 'GET') {
     const etag = (headers.etag = `W/"${sha256Hex(body).slice(0, 32)}"`)

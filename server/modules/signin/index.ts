@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { htmlResponse } from '../../lib/http-headers.ts'
 import { randomToken, timingSafeEqual } from '../../lib/secrets.ts'
-import { credentialResolvers } from '../../plugins/credentials.ts'
+import { accessCookie, credentialResolvers } from '../../plugins/credentials.ts'
 import { requestPlugin } from '../../plugins/request.ts'
 import { setSessionCookies } from '../auth/cookies.ts'
 import { sendMagicLink } from '../auth/index.ts'
@@ -47,10 +47,10 @@ export const signInModule = (ctx: AppContext) => {
 
   return new Elysia()
     .use(requestPlugin(ctx))
-    .get('/signin', async ({ query, cookie, set }) => {
+    .get('/signin', async ({ query, request, set }) => {
       const target = returnTo(query.return_to)
       // Already signed in: straight on (the OAuth authorize URL, for instance).
-      if (await sessions.session(cookie.access_token?.value as string | undefined)) return redirect(set, target)
+      if (await sessions.session(accessCookie(request))) return redirect(set, target)
       return page((csrf) => signInPage({ csrf, returnTo: target, error: query.error, sent: query.sent === '1', providers: providers(target) }))
     }, hidden)
     .post('/signin', async ({ body, cookie, set, clientIp }) => {
