@@ -43,15 +43,15 @@ import { webhooksModule } from './modules/webhooks/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
-import { bindRouteTable, requestPlugin, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
+import { bindRouteTable, requestPlugin, unversionedPaths, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
 
 /**
- * The one route table, mounted twice: at `/api/v1` and at `/api` (docs/api.md#addresses). Typed as AnyElysia:
- * nothing consumes the route types (no Eden client), and inferring them across every module exceeds
- * TypeScript's instantiation depth.
+ * The one route table, mounted at `/api/v1`; `unversionedPaths` serves it at `/api` too
+ * (docs/api.md#addresses). Typed as AnyElysia: nothing consumes the route types (no Eden client), and
+ * inferring them across every module exceeds TypeScript's instantiation depth.
  */
-function apiRoutes(ctx: AppContext, prefix: string): AnyElysia {
-  return new Elysia({ prefix })
+function apiRoutes(ctx: AppContext): AnyElysia {
+  return new Elysia({ prefix: '/api/v1' })
     .use(healthModule(ctx))
     .use(authModule(ctx))
     .use(idpModule(ctx))
@@ -100,11 +100,12 @@ export async function createApp({ config, database, overrides }: CreateAppOption
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: UPLOAD_BODY_LIMIT } })
     // Errors first, so every module's failures render in the common error body (docs/api.md#errors).
     .use(errorHandler(ctx))
+    // First of the request hooks: a request to `/api/<path>` runs them all again at `/api/v1/<path>`.
+    .use(unversionedPaths(() => self!))
     // Before the request plugin, so even its early rejections (413, CSRF) carry CORS headers on public routes.
     .use(publicCors())
     .use(requestPlugin(ctx))
-    .use(apiRoutes(ctx, '/api/v1'))
-    .use(apiRoutes(ctx, '/api'))
+    .use(apiRoutes(ctx))
     .use(oauthServerModule(ctx))
     .use(docsModule(() => self!))
     .use(widgetModule(ctx))

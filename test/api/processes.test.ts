@@ -203,6 +203,33 @@ describe('errors', () => {
 })
 
 describe('security', () => {
+  test('a path under /api is served as /api/v1 over HTTP: the client\'s address counts, the log names the path asked for', async () => {
+    const port = freePort()
+    const server = startCluster({ DATABASE_URL: databaseUrl, PORT: String(port), WEB_CONCURRENCY: '1' })
+    await eventually(() => server.listening().length === 1, 30_000, 'a listening process')
+    await freshRateWindow(20)
+    const base = `http://127.0.0.1:${port}`
+    for (const path of ['/api/health', '/api/v1/health']) {
+      const res = await fetch(base + path)
+      expect({ path, status: res.status, body: await res.json() }).toMatchObject({ path, status: 200, body: { status: 'ok' } })
+    }
+    // Anonymous writes count against the client's address before anything else (the flood guard), at either address.
+    for (const path of ['/api/v1/auth/magic-link', '/api/auth/magic-link']) {
+      const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'not an address' }) })
+      expect({ path, status: res.status }).toEqual({ path, status: 422 })
+      expect(res.headers.get('x-request-id')).toStartWith('req_')
+    }
+    const rows = rowsOf<{ count: number }>(await h.db.execute(sql`select count from rate_limit_counters where key = ${counterKey('write:ip:127.0.0.1', 60)}`))
+    expect(rows.map((row) => row.count)).toEqual([2])
+    const logged = await eventually(() => {
+      const paths = server.lines.filter((line) => line.msg === 'request').map((line) => line.path)
+      return paths.includes('/api/auth/magic-link') && paths
+    }, 5000, 'the access log line')
+    expect(logged).toEqual(['/api/health', '/api/v1/health', '/api/v1/auth/magic-link', '/api/auth/magic-link'])
+    server.child.kill('SIGTERM')
+    expect(await server.child.exited).toBe(0)
+  }, 60_000)
+
   test('a key revoked through one process is refused by the other within the same second', async () => {
     // The owner's session cookie is bound to the service's BASE_URL, which every process shares.
     const [a, b] = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)))

@@ -25,14 +25,13 @@ const referencePage = `<!doctype html>
 /** Scripts only from this origin; the bundle injects its own styles (so inline styles are allowed) and fetches only the document. */
 const REFERENCE_POLICY = { scripts: ["'self'"], styles: ["'unsafe-inline'"] }
 
-/** `/api/v1/openapi.json`, `/api/openapi.json` and the interactive reference at `/docs`. The document is built once, on first use. */
+/** `/api/v1/openapi.json` (also at `/api/openapi.json`, as every API path) and the interactive reference at `/docs`. The document is built once, on first use. */
 export function docsModule(getApp: () => AnyElysia) {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined
   const serve = () => (document ??= buildOpenApiDocument(getApp()))
   const hidden = { detail: { hide: true } }
   return new Elysia()
     .get('/api/v1/openapi.json', serve, hidden)
-    .get('/api/openapi.json', serve, hidden)
     .get('/docs', () => htmlResponse(referencePage, REFERENCE_POLICY), hidden)
     .get(REFERENCE_SCRIPT_PATH, () => new Response(Bun.file(SCALAR_BUNDLE), {
       headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' },
