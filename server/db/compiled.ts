@@ -62,10 +62,8 @@ function rowMapper(fields: PreparedInternals['fields'], joinsNotNullableMap: Pre
   const shape = new Map<string, string | string[]>()
   fields.forEach(({ path }, i) => {
     const [key, member] = path as [string, string?]
-    if (member === undefined) return shape.set(key, valueOf(i))
-    const members = (shape.get(key) ?? []) as string[]
-    members.push(`${JSON.stringify(member)}: ${valueOf(i)}`)
-    shape.set(key, members)
+    if (member === undefined) shape.set(key, valueOf(i))
+    else shape.set(key, [...((shape.get(key) ?? []) as string[]), `${JSON.stringify(member)}: ${valueOf(i)}`])
   })
   const literal = [...shape].map(([key, value]) => `${JSON.stringify(key)}: ${typeof value === 'string' ? value : `{ ${value.join(', ')} }`}`).join(', ')
   // The source is built from the schema's own property names (JSON-quoted) and indexes, never from data.

@@ -2,6 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import type { SafeHtml } from '../../lib/html.ts'
+import { cookieValue } from '../../lib/http-headers.ts'
 import { endUserWriter } from '../../plugins/auth.ts'
 import { requestPlugin } from '../../plugins/request.ts'
 import { commentAsEndUser, postAsEndUser, voteAsEndUser } from '../end-users/write-service.ts'
@@ -9,7 +10,7 @@ import { ASSETS, serveAsset, type AssetName } from './assets.ts'
 import { checkForm, formErrorOf, readForm, type FormName } from './forms.ts'
 import { bareNotFound, type PageContext } from './layout.ts'
 import * as pages from './service.ts'
-import { cookieValue, formAllowed, portalPath, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
+import { formAllowed, portalPath, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
 import { htmlPage, portalReturnTo, seeOther, withDone, type Doc, type HeaderMap } from './respond.ts'
 import { robotsTxt, sitemapXml } from './seo.ts'
 import { notFoundPage } from './views.ts'
@@ -68,7 +69,7 @@ export const portalModule = (ctx: AppContext) => {
     if (token !== null) return ssoSignIn(url, slug, token, clientIp)
     const pc = await context(request, slug)
     if (!pc) return respond(request, bareNotFound('There is no feedback portal at this address.'), 404)
-    const stale: HeaderMap = !pc.visitor && cookieValue(request, SESSION_COOKIE) ? { 'set-cookie': sessionCookie(ctx, slug, null) } : {}
+    const stale: HeaderMap = !pc.visitor && cookieValue(request.headers, SESSION_COOKIE) ? { 'set-cookie': sessionCookie(ctx, slug, null) } : {}
     try {
       const doc = await build(pc)
       if ('redirect' in doc) return new Response(null, { status: 301, headers: { location: doc.redirect, ...stale } })

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { toBase64Url, timingSafeEqual } from '../../lib/secrets.ts'
+import { cookieValue } from '../../lib/http-headers.ts'
 import { enforceRateRules } from '../../plugins/auth.ts'
 import { requestOrigin } from '../../plugins/request.ts'
 import { IDENTIFY_LIMITS } from '../end-users/index.ts'
@@ -36,17 +37,9 @@ async function csrfFor(ctx: AppContext, token: string) {
   return toBase64Url(new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(token))))
 }
 
-export function cookieValue(request: Request, name: string) {
-  for (const part of (request.headers.get('cookie') ?? '').split(';')) {
-    const index = part.indexOf('=')
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim()
-  }
-  return undefined
-}
-
 /** The identified visitor behind the cookie; null when there is none or it no longer verifies (expired, other workspace). */
 export async function visitorOf(ctx: AppContext, slug: string, request: Request): Promise<Visitor | null> {
-  const token = cookieValue(request, SESSION_COOKIE)
+  const token = cookieValue(request.headers, SESSION_COOKIE)
   if (!token) return null
   try {
     const workspace = await workspaceBySlug(ctx, slug)
