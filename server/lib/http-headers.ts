@@ -8,10 +8,16 @@ import type { Config } from '../config.ts'
 export function setSecurityHeaders(headers: Record<string, string | number>, config: Pick<Config, 'baseUrl'>, request: Request) {
   headers['x-content-type-options'] = 'nosniff'
   if (config.baseUrl.startsWith('https:')) headers['strict-transport-security'] = 'max-age=31536000; includeSubDomains'
-  if (request.headers.has('authorization') || request.headers.has('x-api-key') || carriesSessionCookie(request.headers)) {
+  if (carriesCredentialHeader(request.headers) || carriesSessionCookie(request.headers)) {
     headers['cache-control'] = 'no-store'
   }
 }
+
+/**
+ * Whether the request sends a credential header (`Authorization` of any scheme, or `X-API-Key`): such a
+ * request carries no ambient authority and its answer is the caller's own.
+ */
+export const carriesCredentialHeader = (headers: Headers) => headers.has('authorization') || headers.has('x-api-key')
 
 const SESSION_COOKIE = /(?:^|;\s*)(access_token|refresh_token)=/
 

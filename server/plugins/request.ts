@@ -1,7 +1,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { perApp, type AppContext } from '../context.ts'
 import { ApiError, invalid } from '../errors.ts'
-import { carriesSessionCookie, setSecurityHeaders } from '../lib/http-headers.ts'
+import { carriesCredentialHeader, carriesSessionCookie, setSecurityHeaders } from '../lib/http-headers.ts'
 import { newId } from '../lib/ids.ts'
 import { parseJsonBody } from '../lib/json.ts'
 import { textProblem } from '../lib/text.ts'
@@ -31,10 +31,6 @@ export const pathOf = (url: string) => {
 export const FLOOD_FACTOR = 5
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
-
-function carriesKey(request: Request) {
-  return request.headers.has('authorization') || request.headers.has('x-api-key')
-}
 
 const originOf = (url: string) => {
   try {
@@ -179,12 +175,12 @@ export const requestPlugin = perApp((ctx: AppContext) => {
         const session = carriesSessionCookie(request.headers)
         // SameSite=Lax already blocks most cross-site cookie writes; the origin check closes the rest
         // (same-site subdomains, older browsers). Requests carrying a key are key requests and carry no ambient authority.
-        if (session && !carriesKey(request) && !sameOrigin(request, allowedOrigins)) {
+        if (session && !carriesCredentialHeader(request.headers) && !sameOrigin(request, allowedOrigins)) {
           throw new ApiError('CSRF_REJECTED', 'Cookie-authenticated writes must come from the dashboard origin (Origin, Sec-Fetch-Site or Referer)')
         }
         // Before the body is read, a flood of anonymous writes costs a counter each, not a parse: a
         // guard across all routes of FLOOD_FACTOR times each route's own per-IP limit (which still applies).
-        if (!session && !carriesKey(request)) await enforceRateLimit(ctx, set.headers as Record<string, string>, `write:ip:${ip}`, ctx.config.rateLimitPerIp * FLOOD_FACTOR)
+        if (!session && !carriesCredentialHeader(request.headers)) await enforceRateLimit(ctx, set.headers as Record<string, string>, `write:ip:${ip}`, ctx.config.rateLimitPerIp * FLOOD_FACTOR)
       }
       checkUrlText(request.url)
     })
