@@ -72,8 +72,8 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   // connect_timeout: a backend terminated while its connection starts up leaves postgres.js waiting out the
   // whole connect timeout (30 s by default), and the request, loop round or shutdown that wanted it waits too.
   // jit off: every statement here is a short OLTP one, and PostgreSQL compiles a plan whose estimate passes
-  // jit_above_cost with LLVM first. The queue claims price sorts out (work.ts), so each e-mail claim was
-  // estimated at 10^10 and spent 230-370 ms compiling a one-row update.
+  // jit_above_cost with LLVM first: an e-mail claim that had to sort (which queueTransaction prices out, so
+  // estimated at 10^10) spent 230-370 ms compiling before updating one row.
   const pool = postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus', jit: 'off' } })
   const client = guardTransactions(wrapUnsafe(pool, (unsafe) => postgresJsWorkarounds(preparedStatements(unsafe))))
   const db = drizzlePostgres(client, { logger }) as unknown as Db

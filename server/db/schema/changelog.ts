@@ -38,7 +38,11 @@ export const changelogEmails = pgTable('changelog_emails', {
   leaseUntil: at('lease_until'),
   sentAt: at('sent_at'),
   createdAt: createdAt(),
-}, (table) => [primaryKey({ columns: [table.entryId, table.endUserId] }), index('changelog_emails_pending_idx').on(table.status).where(sql`status = 'pending'`)])
+}, (table) => [
+  primaryKey({ columns: [table.entryId, table.endUserId] }),
+  // The sender's queue, in claim order (as notification_events_email_queue_idx).
+  index('changelog_emails_queue_idx').on(table.createdAt).where(sql`status = 'pending'`),
+])
 
 /** End users who said "no more changelog mail" for one workspace; the token is their unsubscribe link. */
 export const changelogSubscriptions = pgTable('changelog_subscriptions', {

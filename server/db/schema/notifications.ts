@@ -45,8 +45,9 @@ export const notificationEvents = pgTable('notification_events', {
 }, (table) => [
   uniqueIndex('notification_events_member_event_key').on(table.userId, table.eventId, table.channel),
   index('notification_events_workspace_created_idx').on(table.workspaceId, table.createdAt),
-  // Only unsent e-mails are ever scanned by the sender.
-  index('notification_events_email_due_idx').on(table.emailLeaseUntil).where(sql`email_status = 'pending'`),
+  // The sender's queue: only unsent e-mails, in the order it claims them, so a claim walks the index and
+  // stops at its limit instead of sorting every pending e-mail (server/db/work.ts claimOldestPending).
+  index('notification_events_email_queue_idx').on(table.createdAt).where(sql`email_status = 'pending'`),
 ])
 
 export const DOMAIN_STATES = ['pending', 'verified'] as const
