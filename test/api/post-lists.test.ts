@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { boardPostCounts, boards, posts, statuses } from '../../server/db/schema/index.ts'
+import { rowsOf } from '../../server/db/client.ts'
 import { newId } from '../../server/lib/ids.ts'
 import { COUNTED_MATCHES } from '../../server/modules/posts/queries.ts'
 import { boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -94,6 +95,38 @@ describe('happy', () => {
     expect(await list('many', '?q=webhook&page=30')).toMatchObject({ items: [], total: size })
     expect(await list('many', '?q=nothingmatches')).toMatchObject({ items: [], total: 0, total_pages: 0 })
     expect(await list('many', '?label=api')).toMatchObject({ items: [], total: 0 })
+  })
+
+  test('a label filter follows every change of a post\'s labels: create, relabel, the label\'s deletion, a move', async () => {
+    const [ux, mobile] = [await labelFixture(h, ws.id, 'ux'), await labelFixture(h, ws.id, 'mobile')]
+    const labelsOf = async (id: string) => (await h.db.select({ labelIds: posts.labelIds }).from(posts).where(eq(posts.id, id)))[0]!.labelIds
+    const titles = async (board: string, label: string) => (await list(board, `?label=${label}`)).items.map((item: { title: string }) => item.title)
+    const both = (await api().post('/api/v1/boards/ideas/posts', { title: 'Labelled twice', labels: ['mobile', 'ux'] })).body
+    const one = (await api().post('/api/v1/boards/ideas/posts', { title: 'Labelled once', labels: ['ux'] })).body
+    expect(await labelsOf(both.id)).toEqual([ux.id, mobile.id].sort())
+    expect(await titles('ideas', 'ux')).toEqual(['Labelled once', 'Labelled twice'])
+    expect(await titles('ideas', 'mobile')).toEqual(['Labelled twice'])
+
+    expect((await api().patch(`/api/v1/posts/${one.id}`, { labels: ['mobile'] })).status).toBe(200)
+    expect(await labelsOf(one.id)).toEqual([mobile.id])
+    expect(await titles('ideas', 'ux')).toEqual(['Labelled twice'])
+    expect(await titles('ideas', 'mobile')).toEqual(['Labelled once', 'Labelled twice'])
+
+    expect((await api().delete(`/api/v1/labels/${mobile.id}`)).status).toBe(204)
+    expect(await labelsOf(both.id)).toEqual([ux.id])
+    expect(await labelsOf(one.id)).toEqual([])
+    expect(await titles('ideas', 'ux')).toEqual(['Labelled twice'])
+
+    expect((await api().patch(`/api/v1/posts/${both.id}`, { board: 'bugs' })).status).toBe(200)
+    expect(await titles('ideas', 'ux')).toEqual([])
+    expect(await titles('bugs', 'ux')).toEqual(['Labelled twice'])
+    expect((await api().patch(`/api/v1/posts/${both.id}`, { labels: [] })).status).toBe(200)
+    expect(await labelsOf(both.id)).toEqual([])
+    expect(await titles('bugs', 'ux')).toEqual([])
+    // Every post's label_ids equals its post_labels rows.
+    const drift = await h.db.execute(sql`select p.id from posts p where p.label_ids is distinct from
+      coalesce((select array_agg(pl.label_id order by pl.label_id collate "C") from post_labels pl where pl.post_id = p.id), '{}')`)
+    expect(rowsOf(drift)).toEqual([])
   })
 
   test('q without sort puts the best match first; with a sort the sort decides', async () => {

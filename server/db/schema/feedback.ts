@@ -121,11 +121,17 @@ export const posts = pgTable('posts', {
    * of age; null without votes. Its order never changes with the clock, so an index serves it.
    */
   trending: doublePrecision('trending').generatedAlwaysAs(sql`CASE WHEN vote_count > 0 THEN ln(vote_count) + extract(epoch from (created_at AT TIME ZONE 'UTC'))::double precision * (ln(2) / 86400) END`),
+  /**
+   * The post's label ids (sorted), kept in step with post_labels by triggers (migration 0021): the list
+   * indexes carry them, so a label filter reads them from the index entry instead of probing post_labels.
+   */
+  labelIds: text('label_ids').array().notNull().default(sql`'{}'`),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
   index('posts_board_created_idx').on(table.boardId, table.createdAt),
-  // One per sort of the board list (migration 0013 adds INCLUDE (status_id) to each).
+  // One per sort of the board list, each with INCLUDE (status_id, label_ids) (migrations 0013 and 0021),
+  // so status and label filters are read from the index.
   index('posts_list_new_idx').on(table.boardId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_top_idx').on(table.boardId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_trending_idx').on(table.boardId, table.trending.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),

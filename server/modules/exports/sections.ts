@@ -32,8 +32,6 @@ function fieldsOf(table: PgTable, omit: string[] = []): [string, SQL][] {
     .map(([, column]) => [column.name, column.columnType === 'PgTimestamp' ? iso(column) : sql`${column}`])
 }
 
-const labelIds: [string, SQL] = ['label_ids', sql`coalesce((select json_agg(pl.label_id order by pl.label_id) from post_labels pl where pl.post_id = ${posts.id}), '[]'::json)`]
-
 const changelogPostIds: [string, SQL] = ['post_ids', sql`coalesce((select json_agg(cp.post_id order by cp.post_id) from changelog_posts cp where cp.entry_id = ${changelogEntries.id}), '[]'::json)`]
 
 const section = (name: string, table: PgTable & { id: PgColumn }, where: SQL, omit: string[] = [], extra: [string, SQL][] = []): Section =>
@@ -55,7 +53,7 @@ export function workspaceSections(workspaceId: string): Section[] {
     section('statuses', statuses, sql`${statuses.workspaceId} = ${workspaceId}`),
     section('labels', labels, sql`${labels.workspaceId} = ${workspaceId}`),
     section('end_users', endUsers, sql`${endUsers.workspaceId} = ${workspaceId}`),
-    section('posts', posts, sql`${posts.workspaceId} = ${workspaceId}`, ['search', 'trending'], [labelIds]),
+    section('posts', posts, sql`${posts.workspaceId} = ${workspaceId}`, ['search', 'trending']),
     section('comments', comments, sql`${comments.workspaceId} = ${workspaceId}`),
     section('votes', votes, sql`${votes.workspaceId} = ${workspaceId}`),
     section('status_changes', statusChanges, sql`${statusChanges.postId} in (select p.id from posts p where p.workspace_id = ${workspaceId})`),
@@ -78,7 +76,7 @@ export function userSections(userId: string): Section[] {
         ['role', sql`${members.role}`], ['status', sql`${members.status}`], ['invited_at', iso(members.invitedAt)], ['joined_at', iso(members.joinedAt)]],
     },
     section('sessions', sessions, sql`${sessions.userId} = ${userId}`, ['impersonatorId']),
-    section('posts', posts, sql`${posts.authorUserId} = ${userId}`, ['search', 'trending'], [labelIds]),
+    section('posts', posts, sql`${posts.authorUserId} = ${userId}`, ['search', 'trending']),
     section('comments', comments, sql`${comments.authorUserId} = ${userId}`),
     section('votes', votes, sql`${votes.userId} = ${userId}`),
     section('notification_subscriptions', notificationSubscriptions, sql`${notificationSubscriptions.userId} = ${userId}`),

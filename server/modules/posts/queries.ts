@@ -7,7 +7,7 @@ import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, 
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 
-const { search: _search, trending: _trending, ...postColumns } = getTableColumns(posts)
+const { search: _search, trending: _trending, labelIds: _labelIds, ...postColumns } = getTableColumns(posts)
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
@@ -120,7 +120,8 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
 
   const conditions: SQL[] = [sql`${posts.boardId} = ${boardId}`, sql`${posts.mergedIntoId} is null`]
   if (statusId) conditions.push(sql`${posts.statusId} = ${statusId}`)
-  if (labelId) conditions.push(sql`exists (select 1 from ${postLabels} where ${postLabels.postId} = ${posts.id} and ${postLabels.labelId} = ${labelId})`)
+  // Read from the list index's entry (it carries label_ids), not by probing post_labels for every post walked.
+  if (labelId) conditions.push(sql`${posts.labelIds} @> array[${labelId}]`)
   if (query) conditions.push(sql`${posts.search} @@ ${query}`)
   // A constant of the shape (part of its key), so it needs no placeholder.
   if (filters.verified !== undefined) conditions.push(filters.verified ? sql`not ${isUnverifiedEndUser(posts.authorEndUserId)}` : isUnverifiedEndUser(posts.authorEndUserId))

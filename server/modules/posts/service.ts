@@ -40,6 +40,7 @@ const param = sql.placeholder
 const insertPost = compiled('insert_post', (db) => db.insert(posts).values({
   id: param('id'), workspaceId: param('workspaceId'), boardId: param('boardId'), title: param('title'), body: param('body'), statusId: param('statusId'),
   authorUserId: param('authorUserId'), authorEndUserId: param('authorEndUserId'), authorKeyId: param('authorKeyId'), authorName: param('authorName'),
+  labelIds: param('labelIds'),
 }))
 const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(statusChanges).values({
   id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
@@ -63,7 +64,8 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const id = newId('post')
     const title = cleanTitle(input.title)
     const [, , , post] = await Promise.all([
-      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor) }),
+      // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
+      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort() }),
       labelRows.length ? tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id }))).execute() : undefined,
       insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) }),
       getPost(tx, workspaceId, id),
