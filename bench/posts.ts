@@ -309,7 +309,7 @@ try {
         const big = wrk(port, { path: `/api/v1/boards/big/posts?per_page=20&${query}`, headers: auth })
         const ratio = small ? big.p99 / small.p99 : NaN
         console.log(`${label}: 200 posts ${small ? fmt(small) : '-'} | ${counts.posts} posts ${fmt(big)} | p99 ${small ? ratio.toFixed(2) + '×' : '-'}`)
-        rows.push(`| ${label} | ${small ? fmt(small) : '–'} | ${fmt(big)} | ${small ? `${ratio.toFixed(2)}×` : '–'} |`)
+        rows.push(`| ${label} | ${small ? fmt(small) : '– | – | –'} | ${fmt(big)} | ${small ? `${ratio.toFixed(2)}×` : '–'} |`)
       }
     })
     await writeSection('Posts: the list at 100,000 posts', [
