@@ -47,18 +47,20 @@ export interface LeasedQueue {
  * sender holds) and updated by their row address, which no plan turns into a scan.
  */
 export function claimOldestPending<Row, Job>(db: Db, queue: LeasedQueue, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Job[]>): Promise<Job[]> {
-  const [table, status, leaseUntil, attempts] = [queue.table, queue.status, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
+  const [table, leaseUntil, attempts] = [queue.table, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
   return queueTransaction(db, async (tx) => {
     const claimed = rowsOf<Row>(await tx.execute(sql`
       update ${table} set ${leaseUntil} = now() + interval '${sql.raw(String(queue.leaseSeconds))} seconds', ${attempts} = ${attempts} + 1
-      where ctid = any(array(
-        select ctid from ${table}
-        where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now())
-        order by created_at limit ${limit}
-        for update skip locked))
+      where ctid = any(array(${duePending(queue, limit)} for update skip locked))
       returning ${sql.raw(queue.returning.join(', '))}`))
     return claimed.length ? read(tx, claimed) : []
   })
+}
+
+/** The row addresses of the oldest `limit` pending rows of `queue` that no lease holds, in claim order (each queue's index serves it). */
+export function duePending(queue: LeasedQueue, limit: number) {
+  const [table, status, leaseUntil] = [queue.table, queue.status, queue.leaseUntil].map((name) => sql.raw(name))
+  return sql`select ctid from ${table} where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now()) order by created_at limit ${limit}`
 }
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */

@@ -5,9 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { and, eq, sql } from 'drizzle-orm'
 import { rowsOf } from '../../server/db/client.ts'
 import { emailOutbox, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
-import { queueTransaction } from '../../server/db/work.ts'
+import { duePending, queueTransaction } from '../../server/db/work.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
-import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
+import { CHANGELOG_MAIL_QUEUE } from '../../server/modules/changelog/mail.ts'
+import { NOTIFICATION_MAIL_QUEUE, startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
@@ -104,15 +105,10 @@ describe('happy', () => {
   })
 
   test('an e-mail claim walks its queue index in order, with no sort of the pending e-mails', async () => {
-    const plans = await queueTransaction(h.db, async (tx) => Promise.all([
-      tx.execute(sql`explain (format json) select ctid from notification_events
-        where email_status = 'pending' and (email_lease_until is null or email_lease_until < now()) order by created_at limit 20`),
-      tx.execute(sql`explain (format json) select ctid from changelog_emails
-        where status = 'pending' and (lease_until is null or lease_until < now()) order by created_at limit 20`),
-    ]))
-    for (const [table, result] of [['notification_events', plans[0]], ['changelog_emails', plans[1]]] as const) {
+    for (const [queue, index] of [[NOTIFICATION_MAIL_QUEUE, 'notification_events_email_queue_idx'], [CHANGELOG_MAIL_QUEUE, 'changelog_emails_queue_idx']] as const) {
+      const result = await queueTransaction(h.db, (tx) => tx.execute(sql`explain (format json) ${duePending(queue, 20)}`))
       const plan = JSON.stringify(rowsOf<{ 'QUERY PLAN': unknown }>(result)[0]!['QUERY PLAN'])
-      expect(plan).toContain(`"Index Name":"${table === 'notification_events' ? 'notification_events_email_queue_idx' : 'changelog_emails_queue_idx'}"`)
+      expect(plan).toContain(`"Index Name":"${index}"`)
       expect(plan).not.toContain('"Node Type":"Sort"')
     }
   })

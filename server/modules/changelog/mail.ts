@@ -14,7 +14,7 @@ import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { senderFor } from '../sending-domain/service.ts'
 
 const MAX_ATTEMPTS = 5
-const MAIL_QUEUE: LeasedQueue = { table: 'changelog_emails', status: 'status', leaseUntil: 'lease_until', attempts: 'attempts', returning: ['entry_id', 'end_user_id'], leaseSeconds: 60 }
+export const CHANGELOG_MAIL_QUEUE: LeasedQueue = { table: 'changelog_emails', status: 'status', leaseUntil: 'lease_until', attempts: 'attempts', returning: ['entry_id', 'end_user_id'], leaseSeconds: 60 }
 
 /**
  * Queues one mail per distinct end user who voted on any of `postIds`, has an e-mail address and is
@@ -40,7 +40,7 @@ export async function queueChangelogMail(tx: Tx, workspaceId: string, entryId: s
 
 /** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
 function claim(ctx: AppContext, limit: number) {
-  return claimOldestPending(ctx.db, MAIL_QUEUE, limit, (tx, claimed: { entry_id: string; end_user_id: string }[]) => tx
+  return claimOldestPending(ctx.db, CHANGELOG_MAIL_QUEUE, limit, (tx, claimed: { entry_id: string; end_user_id: string }[]) => tx
     .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })
     .from(changelogEmails)
     .innerJoin(changelogEntries, eq(changelogEntries.id, changelogEmails.entryId))

@@ -14,11 +14,11 @@ import { sendChangelogMail } from '../changelog/mail.ts'
 import { IDLE_BACKSTOP_MS, claimOldestPending, wakeOnWork, type LeasedQueue } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
-const MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
+export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
 
 /** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
 function claim(ctx: AppContext, limit: number) {
-  return claimOldestPending(ctx.db, MAIL_QUEUE, limit, (tx, claimed: { id: string }[]) => tx
+  return claimOldestPending(ctx.db, NOTIFICATION_MAIL_QUEUE, limit, (tx, claimed: { id: string }[]) => tx
     .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
     .from(notificationEvents)
     .innerJoin(users, eq(users.id, notificationEvents.userId))
