@@ -49,19 +49,15 @@ async function authenticate(request: Request) {
   return auth as { key_id: string; key_name: string; workspace_id: string } | undefined
 }
 
-const ORDER: Record<string, string> = {
-  top: 'vote_count desc, created_at desc, id desc',
-  trending: 'trending desc nulls last, created_at desc, id desc',
-  new: 'created_at desc, id desc',
-}
+const SORTS = new Set(['top', 'trending', 'new'])
 
 function listPage(board: postgres.PendingQuery<any>, sort: string, perPage: number, page: number) {
-  const order = sql.unsafe(ORDER[sort] ?? ORDER.new!)
+  // The page's ids from the same function Chorus calls (migration 0022), the sort a constant of the statement.
+  const order = sql.unsafe(`'${SORTS.has(sort) ? sort : 'new'}'`)
   return sql`
     select ${POST_COLUMNS}, (select coalesce(sum(c.posts), 0) from board_post_counts c where c.board_id = ${board})::int as total
     from posts p ${POST_JOINS}
-    join (select id, row_number() over (order by ${order}) as n from posts where board_id = ${board} and merged_into_id is null
-          order by ${order} limit ${perPage} offset ${(page - 1) * perPage}) page on page.id = p.id
+    join unnest(chorus_post_page(${board}, null, ${order}, ${perPage}, ${(page - 1) * perPage})) with ordinality as page(id, n) on page.id = p.id
     order by page.n`
 }
 

@@ -5,7 +5,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm'
 import { boardPostCounts, boards, posts, statuses } from '../../server/db/schema/index.ts'
 import { rowsOf } from '../../server/db/client.ts'
 import { newId } from '../../server/lib/ids.ts'
-import { COUNTED_MATCHES } from '../../server/modules/posts/queries.ts'
+import { COUNTED_MATCHES, listPosts } from '../../server/modules/posts/queries.ts'
 import { boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 
@@ -135,6 +135,41 @@ describe('happy', () => {
     const ranked = (await list('bugs', '?q=slack')).items.map((p: any) => p.title)
     expect(ranked).toEqual(['Slack alerts for slack channels', 'Mention Slack once'])
     expect((await list('bugs', '?q=slack&sort=new')).items.map((p: any) => p.title)).toEqual(['Mention Slack once', 'Slack alerts for slack channels'])
+  })
+})
+
+describe('size', () => {
+  test('a list without label, q or verified keeps its plan beside a board of 20,000 posts, and its pages are right', async () => {
+    const huge = await boardFixture(h, ws.id, 'huge')
+    const statusIds = (await h.db.select({ id: statuses.id }).from(statuses).where(eq(statuses.workspaceId, ws.id)).orderBy(statuses.position)).map((row) => row.id)
+    await h.db.execute(sql`insert into posts (id, workspace_id, board_id, title, status_id, vote_count, created_at, updated_at)
+      select 'post_huge' || lpad(g::text, 6, '0'), ${ws.id}, ${huge.id}, 'Huge ' || g, case when g % 2 = 0 then ${statusIds[0]} else ${statusIds[1]} end, (g * 7919) % 1000,
+        now() - g * interval '1 minute', now() from generate_series(1, 20000) g`)
+    await h.db.execute(sql`analyze posts`)
+    const expected = async (order: string, status: string | undefined, offset: number) => rowsOf<{ id: string }>(await h.db.execute(sql`select id from posts
+      where board_id = ${huge.id} and merged_into_id is null ${status ? sql`and status_id = ${status}` : sql``}
+      order by ${sql.raw(order)} limit 20 offset ${offset}`)).map((row) => row.id)
+    const ids = (body: { items: { id: string }[] }) => body.items.map((item) => item.id)
+    const page = await list('huge', '?sort=top&page=50')
+    expect(page).toMatchObject({ total: 20000, total_pages: 1000 })
+    expect(ids(page)).toEqual(await expected('vote_count desc, created_at desc, id desc', undefined, 980))
+    expect(ids(await list('huge', `?status=${statusIds[1]}&page=3`))).toEqual(await expected('created_at desc, id desc', statusIds[1], 40))
+    expect(ids(await list('huge', '?sort=trending&page=1000'))).toEqual(await expected('trending desc nulls last, created_at desc, id desc', undefined, 19980))
+    expect(await list('huge', '?page=1001')).toMatchObject({ items: [], total: 20000 })
+
+    // PostgreSQL keeps a connection's statements: the list statement of a small board of this workspace is
+    // planned for its first five runs on a connection and then runs its generic plan. (PGlite prepares no named statements.)
+    if (h.ctx.database.driver !== 'postgres') return
+    const runs = await h.db.transaction(async (tx) => {
+      const plans = async () => new Map(rowsOf<{ name: string; generic_plans: number; custom_plans: number }>(await tx.execute(sql`select name, generic_plans::int, custom_plans::int
+        from pg_prepared_statements where statement like '%order by page.n%'`)).map((row) => [row.name, row]))
+      const before = await plans()
+      for (let run = 0; run < 8; run++) await listPosts(tx, { workspace: { id: ws.id }, board: 'ideas' }, { sort: 'top' }, { page: 1, perPage: 20, offset: 0 })
+      return [...(await plans()).values()].map((row) => ({ generic: row.generic_plans - (before.get(row.name)?.generic_plans ?? 0), custom: row.custom_plans - (before.get(row.name)?.custom_plans ?? 0) }))
+    })
+    const list8 = runs.filter((run) => run.generic + run.custom === 8)
+    expect(list8).toHaveLength(1)
+    expect(list8[0]!.generic).toBeGreaterThanOrEqual(3)
   })
 })
 

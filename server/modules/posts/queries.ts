@@ -141,7 +141,8 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
     : bounded
       ? sql`select id, n, total from (select id, row_number() over (order by ${sql.raw(KEYS[filters.sort ?? 'new'])}) as n, count(*) over () as total from (${candidates(orderOf(filters.sort))}) c) r
           where n > ${param('offset')} order by n limit ${param('limit')}`
-      : sql`select ${posts.id} as id, row_number() over (order by ${orderOf(filters.sort)}) as n from ${posts} where ${where} order by ${orderOf(filters.sort)} limit ${param('limit')} offset ${param('offset')}`
+      // The walk behind a function (migration 0022), so this statement's generic plan fits any board and is reused.
+      : sql`select id, n from unnest(chorus_post_page(${boardId}, ${statusId ? sql`coalesce(${statusId}, '')` : sql`null`}, ${sql.raw(`'${filters.sort ?? 'new'}'`)}, ${param('limit')}, ${param('offset')})) with ordinality as page(id, n)`
   const total = bounded
     ? sql`(select count(*) from (select 1 from ${posts} where ${where} limit ${param('counted')}) counted)::int`
     : sql`(select coalesce(sum(${boardPostCounts.posts}), 0) from ${boardPostCounts} where ${boardPostCounts.boardId} = ${boardId}${statusId ? sql` and ${boardPostCounts.statusId} = ${statusId}` : sql``})::int`
