@@ -1,4 +1,5 @@
-import { Column, is, sql, SQL, Subquery } from 'drizzle-orm'
+import { Column, DrizzleQueryError, is, Param, Placeholder, sql, SQL, Subquery } from 'drizzle-orm'
+import { PostgresJsPreparedQuery } from 'drizzle-orm/postgres-js'
 import type { Db, Tx } from './client.ts'
 
 interface Preparable {
@@ -19,6 +20,11 @@ const internals = (db: Db | Tx) => db as unknown as Internals
 interface Decoder { mapFromDriverValue(value: unknown): unknown }
 interface PreparedInternals {
   client: unknown
+  /** postgres.js prepared queries: the text, the parameters (values, placeholders or params wrapping one), `prepare`, the logger. */
+  queryString?: string
+  params?: unknown[]
+  prepare?: boolean
+  logger?: { logQuery(query: string, params: unknown[]): void }
   fields?: { path: string[]; field: unknown }[]
   customResultMapper?: (rows: unknown[][]) => unknown
   /** Table name → whether its join can never be null (absent without joins). */
@@ -78,11 +84,48 @@ function rowMapper(fields: PreparedInternals['fields'], joinsNotNullableMap: Pre
   return build(decoders)
 }
 
+type PostgresClient = { unsafe(query: string, params: unknown[], options: { prepare?: boolean }): Promise<unknown> & { values(): Promise<unknown[][]> } }
+
+/**
+ * On postgres.js, `execute` without drizzle's wrappers around the driver call: per statement drizzle
+ * starts three tracing spans, asks of every parameter what kind it is (`is()` walks the prototype
+ * chain) and awaits a cache check, and the keyed `GET /posts/{id}` sends three statements. Here each
+ * parameter's source is decided once, and the call is the one drizzle makes: the same text, values,
+ * `prepare` flag, query log, driver errors wrapped as DrizzleQueryError, rows through the mapper. Only
+ * statements whose rows rowMapper maps, or that map none (writes without RETURNING), take this path.
+ */
+function directExecute(prepared: PreparedInternals) {
+  const { queryString: text, params, fields, customResultMapper: mapper } = prepared
+  if (!is(prepared, PostgresJsPreparedQuery) || typeof text !== 'string' || !params || (fields && !mapper)) return undefined
+  const sources = params.map((param): ((values: Record<string, unknown>) => unknown) => {
+    const placeholder = is(param, Placeholder) ? param : is(param, Param) && is(param.value, Placeholder) ? param.value : undefined
+    if (!placeholder) return () => param
+    const encode = is(param, Param) ? (value: unknown) => param.encoder.mapToDriverValue(value) : (value: unknown) => value
+    return (values) => {
+      if (!(placeholder.name in values)) throw new Error(`No value for placeholder "${placeholder.name}" was provided`)
+      return encode(values[placeholder.name])
+    }
+  })
+  return async function execute(this: PreparedInternals, values: Record<string, unknown> = {}) {
+    const args = sources.map((source) => source(values))
+    this.logger?.logQuery(text, args)
+    const client = this.client as PostgresClient
+    try {
+      if (!mapper) return await client.unsafe(text, args, { prepare: this.prepare })
+      return mapper(await client.unsafe(text, args, { prepare: this.prepare }).values())
+    } catch (error) {
+      throw new DrizzleQueryError(text, args, error as Error)
+    }
+  }
+}
+
 /** Drizzle's `.prepare(name)`, with drizzle's row mapping replaced by rowMapper's where it gives the same rows. */
 function prepareOnce<Q extends Preparable>(query: Q, name: string): Prepared<Q> {
   const prepared = query.prepare(name) as Prepared<Q> & PreparedInternals
   const mapper = prepared.customResultMapper ? undefined : rowMapper(prepared.fields, prepared.joinsNotNullableMap)
   if (mapper) prepared.customResultMapper = mapper
+  const execute = directExecute(prepared)
+  if (execute) Object.defineProperty(prepared, 'execute', { value: execute })
   return prepared
 }
 

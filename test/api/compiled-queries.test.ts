@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, DrizzleQueryError, eq, sql } from 'drizzle-orm'
+import { isUniqueViolation } from '../../server/db/client.ts'
 import { compiled } from '../../server/db/compiled.ts'
 import { boards, events, posts, users } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -124,6 +125,18 @@ describe('errors', () => {
     })
     await expect(failed).rejects.toBeDefined()
     expect(await h.db.select().from(boards).where(eq(boards.id, 'board_compiled_3'))).toEqual([])
+  })
+
+  test('a failed compiled statement throws what drizzle throws: the query, its values and the driver error as cause', async () => {
+    await insertBoard(h.db).execute({ id: 'board_compiled_6', workspaceId: ws.id, slug: 'compiled-six', name: 'Six' })
+    const error: any = await insertBoard(h.db).execute({ id: 'board_compiled_6', workspaceId: ws.id, slug: 'compiled-seven', name: 'Seven' }).catch((caught) => caught)
+    // By name: PGlite's drizzle driver is loaded with require, so its error class is the CommonJS build's.
+    expect(error.constructor.name).toBe(DrizzleQueryError.name)
+    expect(error.query).toContain('insert into "boards"')
+    expect(error.params).toEqual(expect.arrayContaining(['board_compiled_6', ws.id, 'compiled-seven', 'Seven']))
+    expect(isUniqueViolation(error)).toBe(true)
+    // A value left out is refused before anything is sent.
+    await expect(boardBySlug(h.db).execute({ workspaceId: ws.id })).rejects.toThrow('No value for placeholder "slug" was provided')
   })
 
   test('an unknown board through the compiled lookup is 404 and writes nothing', async () => {
