@@ -7,7 +7,9 @@ import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, 
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 
-const { search: _search, trending: _trending, labelIds: _labelIds, ...postColumns } = getTableColumns(posts)
+// What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
+// caller's) or the stored author name (the author comes from the joined rows).
+const { search: _search, trending: _trending, labelIds: _labelIds, workspaceId: _workspaceId, authorName: _authorName, ...postColumns } = getTableColumns(posts)
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
