@@ -5,8 +5,9 @@
 -- so PostgreSQL planned the seven-table statement afresh on every request (1.5 to 9 ms) rather than
 -- reuse it. Behind a function the statement sees an array of about ten ids whatever the board, its
 -- generic plan is the one it would choose for any page and is reused; only this one-table walk is
--- planned for the request's page. The statement passes the sort as a constant of its shape; `NULL` for
--- the status means no status filter (an unknown status is passed as '' and matches nothing).
+-- planned for the request's page. One static query per sort, each matching its index, so PL/pgSQL
+-- keeps each one's plan per connection. `NULL` for the status means no status filter (an unknown
+-- status is passed as '' and matches nothing).
 CREATE FUNCTION chorus_post_page(list_board text, list_status text, list_sort text, page_limit int, page_offset int) RETURNS text[] LANGUAGE plpgsql STABLE AS $$
 BEGIN
   IF list_sort = 'top' THEN

@@ -107,6 +107,13 @@ function orderOf(sort: PostFilters['sort']): SQL {
 const param = (name: string) => sql.placeholder(name)
 
 /**
+ * The sort as a constant of the statement, from this fixed set only. As a placeholder PostgreSQL kept
+ * planning the statement afresh (custom plans only, seen in pg_prepared_statements); as a constant of
+ * each shape's text its generic plan is reused.
+ */
+const SORT_ARGUMENTS: Record<string, SQL> = { top: sql.raw(`'top'`), trending: sql.raw(`'trending'`), new: sql.raw(`'new'`) }
+
+/**
  * The page query and its total for one shape of list (sort, which filters, how the board is named),
  * with every value a placeholder: each shape is a named prepared statement, so PostgreSQL plans it
  * once per connection instead of on every request (planning this join costs more than running it).
@@ -144,7 +151,7 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
       ? sql`select id, n, total from (select id, row_number() over (order by ${sql.raw(KEYS[filters.sort ?? 'new'])}) as n, count(*) over () as total from (${candidates(orderOf(filters.sort))}) c) r
           where n > ${param('offset')} order by n limit ${param('limit')}`
       // The walk behind a function (migration 0022), so this statement's generic plan fits any board and is reused.
-      : sql`select id, n from unnest(chorus_post_page(${boardId}, ${statusId ? sql`coalesce(${statusId}, '')` : sql`null`}, ${sql.raw(`'${filters.sort ?? 'new'}'`)}, ${param('limit')}, ${param('offset')})) with ordinality as page(id, n)`
+      : sql`select id, n from unnest(chorus_post_page(${boardId}, ${statusId ? sql`coalesce(${statusId}, '')` : sql`null`}, ${SORT_ARGUMENTS[filters.sort ?? 'new'] ?? SORT_ARGUMENTS.new}, ${param('limit')}, ${param('offset')})) with ordinality as page(id, n)`
   const total = bounded
     ? sql`(select count(*) from (select 1 from ${posts} where ${where} limit ${param('counted')}) counted)::int`
     : sql`(select coalesce(sum(${boardPostCounts.posts}), 0) from ${boardPostCounts} where ${boardPostCounts.boardId} = ${boardId}${statusId ? sql` and ${boardPostCounts.statusId} = ${statusId}` : sql``})::int`
