@@ -60,6 +60,8 @@ const sameOrigin = (request: Request, allowed: Set<string>) => requestOrigin(req
 
 /** Query and path values are text: percent-encoding must decode to valid UTF-8 without NUL. */
 function checkUrlText(url: string) {
+  // Only percent-encoding can carry such bytes (the HTTP parser refuses them raw): most URLs have none.
+  if (!url.includes('%')) return
   const queryStart = url.indexOf('?')
   const path = pathOf(url)
   for (const segment of path.split('/')) {

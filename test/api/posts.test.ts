@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { endUsers, events, postLabels, posts, statusChanges } from '../../server/db/schema/index.ts'
 import { boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
@@ -120,6 +120,17 @@ describe('posts: lists', () => {
     expect((await api().get(`/api/v1/boards/${board}/posts?sort=trending`)).body.items[0].id).toBe(favourite.id)
     const newest = (await api().get(`/api/v1/boards/${board}/posts?sort=new`)).body.items
     expect(newest[0].created_at >= newest[newest.length - 1].created_at).toBe(true)
+  })
+
+  test('times are the stored ones in ISO form, to the millisecond, in lists and reads', async () => {
+    const res = await api().post(`/api/v1/boards/${board}/posts`, { title: 'Timestamps' })
+    // Microseconds past the millisecond are dropped as a Date drops them; a whole second gets ".000".
+    await h.db.update(posts).set({ createdAt: sql`'2026-03-04 05:06:07.891999+00'::timestamptz`, updatedAt: sql`'2026-03-04 05:06:08+00'::timestamptz` }).where(eq(posts.id, res.body.id))
+    const expected = { created_at: '2026-03-04T05:06:07.891Z', updated_at: '2026-03-04T05:06:08.000Z' }
+    expect((await api().get(`/api/v1/posts/${res.body.id}`)).body).toMatchObject(expected)
+    const listed = (await api().get(`/api/v1/boards/${board}/posts?sort=new&per_page=50`)).body.items.find((p: any) => p.id === res.body.id)
+    expect(listed).toMatchObject(expected)
+    await h.db.delete(posts).where(eq(posts.id, res.body.id))
   })
 
   test('an out-of-range page names its parameter', async () => {

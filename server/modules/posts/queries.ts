@@ -2,14 +2,16 @@ import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { boardPostCounts, boards, labels, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
+import { isoTimestamp } from '../../db/schema/columns.ts'
 import { notFound } from '../../errors.ts'
 import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, isUnverifiedEndUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 
 // What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
-// caller's) or the stored author name (the author comes from the joined rows).
-const { search: _search, trending: _trending, labelIds: _labelIds, workspaceId: _workspaceId, authorName: _authorName, ...postColumns } = getTableColumns(posts)
+// caller's) or the stored author name (the author comes from the joined rows); its times as it writes them.
+const { search: _search, trending: _trending, labelIds: _labelIds, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
+const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt), updatedAt: isoTimestamp(posts.updatedAt) }
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
@@ -48,8 +50,8 @@ function toPostResponse(row: PostRow, publicView: boolean) {
     merged_into: row.mergedIntoId,
     // A link into the team's tracker is internal, like the owner.
     tracker_issue: publicView ? null : row.trackerIssue ?? null,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
   }
 }
 
