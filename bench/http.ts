@@ -73,11 +73,16 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
 try {
   const { key, postId } = await seed()
-  // Rounds of raw then Chorus, one right after the other: on a shared machine one pair decides less than the spread between pairs.
+  // Rounds of the two servers one right after the other: on a shared machine one pair decides less than the
+  // spread between pairs. Which goes first alternates, so drift within a round favours neither.
   const pairs = []
   for (let round = 1; round <= rounds; round++) {
-    const raw = await measure(`round ${round}, raw Bun.serve + postgres.js`, ['bun', 'bench/raw-server.ts'], 4101, `/posts/${postId}`, key)
-    const chorus = await measure(`round ${round}, Chorus (Elysia + drizzle, prepared)`, ['bun', 'server/index.ts'], 4102, `/api/v1/posts/${postId}`, key)
+    const runRaw = () => measure(`round ${round}, raw Bun.serve + postgres.js`, ['bun', 'bench/raw-server.ts'], 4101, `/posts/${postId}`, key)
+    const runChorus = () => measure(`round ${round}, Chorus (Elysia + drizzle, prepared)`, ['bun', 'server/index.ts'], 4102, `/api/v1/posts/${postId}`, key)
+    const rawFirst = round % 2 === 1
+    const first = rawFirst ? await runRaw() : await runChorus()
+    const second = rawFirst ? await runChorus() : await runRaw()
+    const [raw, chorus] = rawFirst ? [first, second] : [second, first]
     pairs.push({ raw, chorus, ratio: chorus.rps / raw.rps })
   }
   const sorted = [...pairs].sort((a, b) => a.ratio - b.ratio)
@@ -85,7 +90,7 @@ try {
   const range = `${sorted[0]!.ratio.toFixed(2)}–${sorted.at(-1)!.ratio.toFixed(2)}`
   console.log(`median ratio: ${ratio.toFixed(2)}× (rounds ${range})`)
   await writeSection('HTTP: GET /api/v1/posts/{id}', [
-    `wrk -t1 -c32 -d${seconds}s (after a warm-up run), server pinned to core 0, wrk to core 1, local PostgreSQL, one post with a label, API-key auth on every request. ${rounds} round${rounds === 1 ? '' : 's'} of raw then Chorus; the table shows the round with the median ratio. The same route at 50 connections, against the same raw server, is in the posts benchmark below.`,
+    `wrk -t1 -c32 -d${seconds}s (after a warm-up run), server pinned to core 0, wrk to core 1, local PostgreSQL, one post with a label, API-key auth on every request. ${rounds} round${rounds === 1 ? '' : 's'} of one server then the other (raw first in odd rounds, Chorus first in even ones); the table shows the round with the median ratio. The same route at 50 connections, against the same raw server, is in the posts benchmark below.`,
     '',
     '| server | req/s | p50 | p99 | RSS |',
     '|---|---|---|---|---|',
