@@ -10,7 +10,7 @@ import { boards, labels } from '../server/db/schema/index.ts'
 import { newId } from '../server/lib/ids.ts'
 import { benchDatabase } from './database.ts'
 import { engineEnv } from '../server/cluster.ts'
-import { writeSection } from './report.ts'
+import { PAIR_ORDER, runPair, writeSection } from './report.ts'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const bench = await benchDatabase('chorus_bench')
@@ -73,16 +73,12 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 
 try {
   const { key, postId } = await seed()
-  // Rounds of the two servers one right after the other: on a shared machine one pair decides less than the
-  // spread between pairs. Which goes first alternates, so drift within a round favours neither.
+  // Rounds of the two servers one right after the other: on a shared machine one pair decides less than the spread between pairs.
   const pairs = []
   for (let round = 1; round <= rounds; round++) {
-    const runRaw = () => measure(`round ${round}, raw Bun.serve + postgres.js`, ['bun', 'bench/raw-server.ts'], 4101, `/posts/${postId}`, key)
-    const runChorus = () => measure(`round ${round}, Chorus (Elysia + drizzle, prepared)`, ['bun', 'server/index.ts'], 4102, `/api/v1/posts/${postId}`, key)
-    const rawFirst = round % 2 === 1
-    const first = rawFirst ? await runRaw() : await runChorus()
-    const second = rawFirst ? await runChorus() : await runRaw()
-    const [raw, chorus] = rawFirst ? [first, second] : [second, first]
+    const { raw, chorus } = await runPair(round - 1,
+      () => measure(`round ${round}, raw Bun.serve + postgres.js`, ['bun', 'bench/raw-server.ts'], 4101, `/posts/${postId}`, key),
+      () => measure(`round ${round}, Chorus (Elysia + drizzle, prepared)`, ['bun', 'server/index.ts'], 4102, `/api/v1/posts/${postId}`, key))
     pairs.push({ raw, chorus, ratio: chorus.rps / raw.rps })
   }
   const sorted = [...pairs].sort((a, b) => a.ratio - b.ratio)
@@ -90,7 +86,7 @@ try {
   const range = `${sorted[0]!.ratio.toFixed(2)}–${sorted.at(-1)!.ratio.toFixed(2)}`
   console.log(`median ratio: ${ratio.toFixed(2)}× (rounds ${range})`)
   await writeSection('HTTP: GET /api/v1/posts/{id}', [
-    `wrk -t1 -c32 -d${seconds}s (after a warm-up run), server pinned to core 0, wrk to core 1, local PostgreSQL, one post with a label, API-key auth on every request. ${rounds} round${rounds === 1 ? '' : 's'} of one server then the other (raw first in odd rounds, Chorus first in even ones); the table shows the round with the median ratio. The same route at 50 connections, against the same raw server, is in the posts benchmark below.`,
+    `wrk -t1 -c32 -d${seconds}s (after a warm-up run), server pinned to core 0, wrk to core 1, local PostgreSQL, one post with a label, API-key auth on every request. ${rounds} round${rounds === 1 ? '' : 's'} of ${PAIR_ORDER}; the table shows the round with the median ratio. The same route at 50 connections, against the same raw server, is in the posts benchmark below.`,
     '',
     '| server | req/s | p50 | p99 | RSS |',
     '|---|---|---|---|---|',

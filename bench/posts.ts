@@ -14,7 +14,7 @@ import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { freePort } from '../test/helpers/ports.ts'
 import { engineEnv } from '../server/cluster.ts'
-import { writeSection } from './report.ts'
+import { PAIR_ORDER, runPair, writeSection } from './report.ts'
 
 const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -236,14 +236,9 @@ try {
       // the other, and the median of the rounds' ratios is what one noisy run cannot give.
       const pairs: { raw: Result; chorus: Result & { rss: number }; ratio: number }[] = []
       for (let round = 0; round < rounds; round++) {
-        const runRaw = () => withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
-        const runChorus = () => withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) }))
-        // Which server goes first alternates, so a machine that drifts faster or slower within a round
-        // favours neither across the rounds.
-        const rawFirst = round % 2 === 0
-        const first = rawFirst ? await runRaw() : await runChorus()
-        const second = rawFirst ? await runChorus() : await runRaw()
-        const [raw, chorus] = (rawFirst ? [first, second] : [second, first]) as [Result, Result & { rss: number }]
+        const { raw, chorus } = await runPair(round,
+          () => withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw))),
+          () => withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) })))
         pairs.push({ raw, chorus, ratio: chorus.rps / raw.rps })
       }
       const byRatio = [...pairs].sort((a, b) => a.ratio - b.ratio)
@@ -258,7 +253,7 @@ try {
     await writeSection('Posts: Chorus against the raw baseline', [
       `${setup} ${shared(loadAtStart)}`,
       '',
-      `The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board \`ideas\`: 200 posts, 2,000 votes; creates go to board \`inbox\`; vote toggles rotate over the 200 posts and 500 voters. Before each server starts the dispatch queue and the rate-limit counters are emptied and the database is vacuumed, so each server of a pair starts from the same state. Chorus starts with its engine settings (\`ENGINE_DEFAULTS\`, server/cluster.ts), the raw server with Bun's defaults. Each route runs ${rounds} round${rounds === 1 ? '' : 's'} of one server then the other (raw first in odd rounds, Chorus first in even ones); the row shows the round with the median ratio, and the range of the ratios over the rounds in brackets. Peak RSS is the highest VmHWM of the Chorus processes (goal ≤ 120 MiB).`,
+      `The raw baseline (bench/raw-server.ts) is Bun.serve + postgres.js sending the same SQL as Chorus (the same statements in the same transactions). Board \`ideas\`: 200 posts, 2,000 votes; creates go to board \`inbox\`; vote toggles rotate over the 200 posts and 500 voters. Before each server starts the dispatch queue and the rate-limit counters are emptied and the database is vacuumed, so each server of a pair starts from the same state. Chorus starts with its engine settings (\`ENGINE_DEFAULTS\`, server/cluster.ts), the raw server with Bun's defaults. Each route runs ${rounds} round${rounds === 1 ? '' : 's'} of ${PAIR_ORDER}; the row shows the round with the median ratio, and the range of the ratios over the rounds in brackets. Peak RSS is the highest VmHWM of the Chorus processes (goal ≤ 120 MiB).`,
       '',
       '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) | Chorus peak RSS |',
       '|---|---|---|---|---|---|---|---|---|',

@@ -1,4 +1,5 @@
-// Writes one section of BENCHMARKS.md, replacing the previous run of the same benchmark, with the machine described.
+// Writes one section of BENCHMARKS.md, replacing the previous run of the same benchmark, with the machine
+// described; and runs a round's pair of servers in the order that keeps rounds comparable.
 const FILE = new URL('../BENCHMARKS.md', import.meta.url)
 
 async function machine() {
@@ -14,4 +15,20 @@ export async function writeSection(title: string, lines: string[]) {
   const pattern = new RegExp(`## ${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n[\\s\\S]*?(?=\\n## |$)`)
   const next = pattern.test(current) ? current.replace(pattern, section.trimEnd() + '\n') : `${current.trimEnd()}\n\n${section}`
   await Bun.write(FILE, next)
+}
+
+/** How a round's order is described in the sections. */
+export const PAIR_ORDER = 'one server then the other (raw first in odd rounds, Chorus first in even ones)'
+
+/**
+ * One round's pair, raw first in odd rounds (`round` counts from 0) and Chorus first in even ones, so a
+ * machine that drifts faster or slower within a round favours neither across the rounds.
+ */
+export async function runPair<R, C>(round: number, raw: () => Promise<R>, chorus: () => Promise<C>): Promise<{ raw: R; chorus: C }> {
+  if (round % 2 === 0) {
+    const first = await raw()
+    return { raw: first, chorus: await chorus() }
+  }
+  const first = await chorus()
+  return { raw: await raw(), chorus: first }
 }
