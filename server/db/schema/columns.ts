@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { text, timestamp, type AnyPgColumn } from 'drizzle-orm/pg-core'
 
-/** Times are always stored with a time zone and read as Date. */
+/** Times are always stored with a time zone and read as Date (a post response reads its two as ISO text: `isoTimestamp` below). */
 export const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
 export const createdAt = () => at('created_at').notNull().defaultNow()
