@@ -78,7 +78,7 @@ try {
     await measure('Chorus on PGlite (embedded)', ['bun', 'server/index.ts'], { DATA_DIR: dataDir, SECRET_KEY: SECRET }, freePort()),
   ]
   await writeSection('Idle: memory and background work', [
-    `Each server started alone, then left idle: measured for ${seconds} s after 3 s of settling. CPU is the process's user + system time (every thread) scaled to a minute. On PostgreSQL, "ran SQL" counts the server's connections whose \`pg_stat_activity.state_change\` moved during the window, i.e. that ran any statement. Chorus runs its event dispatcher, webhook worker thread and mailer, which sleep until a NOTIFY wakes them (backstop 30 s, so a window longer than that would show one round).`,
+    `Each server started alone, then left idle: measured for ${seconds} s after 3 s of settling. CPU is the process's user + system time (every thread) scaled to a minute. On PostgreSQL, "ran SQL" counts the server's connections whose \`pg_stat_activity.state_change\` moved during the window, i.e. that ran any statement. Chorus runs its event dispatcher, webhook delivery loop and mailer, which sleep until a NOTIFY wakes them (backstop 30 s, so a window longer than that would show one round).`,
     '',
     '| server | RSS | CPU per idle minute | connections | connections that ran SQL while idle |',
     '|---|---|---|---|---|',

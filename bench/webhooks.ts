@@ -64,7 +64,7 @@ async function startDeliverer(kind: 'chorus' | 'raw') {
   const child = Bun.spawn(['taskset', '-c', '0', ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
   let output = ''
-  const ready = kind === 'chorus' ? 'webhook worker ready' : 'raw webhooks ready'
+  const ready = kind === 'chorus' ? 'webhook delivery ready' : 'raw webhooks ready'
   while (!output.includes(ready)) {
     const chunk = await reader.read()
     if (chunk.done) throw new Error(`${kind} did not start: ${output}`)

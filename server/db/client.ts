@@ -46,7 +46,7 @@ export interface DatabaseOptions {
 export function openDatabase(databaseUrl: string | undefined, dataDir: string, options: DatabaseOptions = {}): Database {
   const logger = options.onQuery ? { logQuery: (query: string) => options.onQuery!(query) } : undefined
   if (databaseUrl === undefined || databaseUrl.startsWith('memory:') || databaseUrl.startsWith('file:')) {
-    // Loaded only here: a PostgreSQL process (and its webhook worker) never pays PGlite's ~10 MB.
+    // Loaded only here: a PostgreSQL process never pays PGlite's ~10 MB.
     const { PGlite } = require('@electric-sql/pglite') as { PGlite: typeof PGliteClass }
     const { drizzle: drizzlePglite } = require('drizzle-orm/pglite') as typeof import('drizzle-orm/pglite')
     const { migrate: migratePglite } = require('drizzle-orm/pglite/migrator') as typeof import('drizzle-orm/pglite/migrator')

@@ -113,10 +113,38 @@ export function createWaker(): Waker {
 
 /**
  * A waker that notifications for `tables` wake. Without `listen` (a caller that has none) it only
- * sleeps, so the loop polls at the interval it asks for.
+ * sleeps, so the loop polls at the interval it asks for. It resolves once the first attempt to listen
+ * has answered; one that failed (the listening connection dropped at that moment) is tried again in the
+ * background, and the loop is woken once it listens, so nothing committed meanwhile waits for the backstop.
  */
 export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly WorkQueue[]): Promise<Waker & { close(): Promise<void> }> {
   const waker = createWaker()
-  const unlisten = listen ? await listen(tables, () => waker.wake()) : async () => {}
-  return { ...waker, close: unlisten }
+  if (!listen) return { ...waker, close: async () => {} }
+  let closed = false
+  let unlisten: (() => Promise<void>) | undefined
+  const subscribe = async () => {
+    try {
+      const stop = await listen(tables, () => waker.wake())
+      if (closed) await stop()
+      else unlisten = stop
+      return true
+    } catch {
+      return false
+    }
+  }
+  if (!(await subscribe())) {
+    void (async () => {
+      for (let delay = 100; !closed; delay = Math.min(delay * 2, 5000)) {
+        await Bun.sleep(delay)
+        if (closed || (await subscribe())) return waker.wake()
+      }
+    })()
+  }
+  return {
+    ...waker,
+    async close() {
+      closed = true
+      await unlisten?.().catch(() => {})
+    },
+  }
 }

@@ -1,13 +1,13 @@
 // Fan-out of queued outbox events to every subscriber, in one transaction per batch: the queue rows
 // are taken FOR UPDATE SKIP LOCKED and deleted in the same transaction, so any number of dispatchers
-// (processes, the webhook worker thread) run side by side and each event is fanned out once.
+// (processes, the delivery loop) run side by side and each event is fanned out once.
 //
-// Where it runs: every server process runs the dispatcher loop below in its main thread
+// Where it runs: every server process runs the dispatcher loop below
 // (startEventDispatcher, from server/index.ts), woken by the NOTIFY each committed event sends
 // (server/db/work.ts). Its fan-out inserts webhook and chat deliveries, whose NOTIFY wakes the delivery
-// loop (the worker thread on Postgres); that loop also dispatches whatever is still queued at the start
+// loop (server/modules/webhooks/runner.ts); that loop also dispatches whatever is still queued at the start
 // of each round, so a backlog is fanned out and delivered in the same round. Notifications never wait
-// on the worker: if it is down, the main thread still fans out (webhook deliveries then wait for it).
+// on that loop: while it is down (its owner lock lost), the dispatcher still fans out.
 import { sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { compiled } from '../db/compiled.ts'

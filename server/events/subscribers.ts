@@ -1,4 +1,4 @@
-// The one list of outbox subscribers. The main thread's dispatcher and the Postgres webhook worker
+// The one list of outbox subscribers. The dispatcher and the webhook delivery loop
 // both dispatch through dispatch.ts, which reads this list: add a subscriber here and nowhere else.
 import { chatSubscriber } from '../modules/integrations/delivery.ts'
 import { notificationSubscriber } from '../modules/notifications/fanout.ts'

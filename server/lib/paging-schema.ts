@@ -1,5 +1,5 @@
 // The paging dialects of server/lib/paging.ts as route schemas: the query parameters and the list envelopes.
-// Apart from the helper so that services which only page (and the webhook worker thread, which reads posts)
+// Apart from the helper so that services which only page (the delivery loop among them, which reads posts)
 // do not load Elysia's schema builder.
 import { t, type TSchema } from 'elysia'
 import { MAX_OFFSET, MAX_PAGE } from './paging.ts'

@@ -84,7 +84,7 @@ const SEALING_PURPOSE = 'sealed-secrets:v2'
 
 export class UnsealError extends Error {}
 
-/** Seals and opens secrets kept at rest; usable anywhere, including a worker thread. */
+/** Seals and opens secrets kept at rest. */
 export interface Sealer {
   /**
    * AES-256-GCM with a fresh 96-bit IV: `sealed:v2:<iv>:<ciphertext>` in base64url. `context` names
@@ -99,12 +99,10 @@ export interface Sealer {
 export interface Secrets extends Sealer {
   /** A purpose-bound 256-bit key derived from SECRET_KEY (cached per purpose). */
   deriveKey(purpose: string): Promise<Uint8Array>
-  /** Raw bytes of the sealing key, to post to a worker thread (a CryptoKey cannot be posted); open them there with `sealerFromKey`. */
-  readonly sealingKey: Uint8Array
 }
 
-/** A Sealer over raw key bytes (32 bytes, e.g. `Secrets.sealingKey` received by a worker thread). */
-export async function sealerFromKey(raw: Uint8Array): Promise<Sealer> {
+/** A Sealer over raw key bytes (32 bytes). */
+async function sealerFromKey(raw: Uint8Array): Promise<Sealer> {
   const key = await crypto.subtle.importKey('raw', new Uint8Array(raw), 'AES-GCM', false, ['encrypt', 'decrypt'])
   return {
     async seal(plaintext, context) {
@@ -134,7 +132,6 @@ export async function createSecrets(secretKey: string): Promise<Secrets> {
   return {
     seal: sealer.seal,
     unseal: sealer.unseal,
-    sealingKey,
     deriveKey(purpose) {
       let key = derived.get(purpose)
       if (!key) derived.set(purpose, (key = deriveKey(secretKey, purpose)))

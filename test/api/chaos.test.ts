@@ -1,6 +1,6 @@
 // PostgreSQL dropping the server's connections (restart, failover, pg_terminate_backend): the process
 // survives, requests in flight fail with 503, new ones reconnect, every acknowledged write is in the
-// database and the webhook worker resumes. These always run against the PostgreSQL at 127.0.0.1:5432
+// database and webhook delivery resumes. These always run against the PostgreSQL at 127.0.0.1:5432
 // (or TEST_POSTGRES_URL); without one they fail loudly rather than being skipped.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq, inArray, sql } from 'drizzle-orm'
@@ -132,14 +132,14 @@ describe('errors: wake-ups', () => {
     try {
       const { child } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' }, children)
       const listeners = async () => (await admin`select pid from pg_stat_activity where datname = ${databaseName} and application_name = 'chorus' and query ilike 'listen%'`).map((row) => row.pid as number)
-      // The main thread (dispatcher and mailer) and the webhook worker each hold one.
-      const before = await eventually(async () => { const pids = await listeners(); return pids.length >= 2 && pids }, 10_000, 'the server\'s listeners')
+      // One per process, shared by the dispatcher, the delivery loop and the mailer.
+      const before = await eventually(async () => { const pids = await listeners(); return pids.length === 1 && pids }, 10_000, 'the server\'s listeners')
       for (const pid of before) await admin`select pg_terminate_backend(${pid})`
       const post = await api.post(POSTS, { title: 'While nobody listened' })
       expect(post.status).toBe(201)
       // Events queued by the tests above (no loop ran in this process) go out too; ours must be among them.
       await eventually(() => receiver.to('/listen').some((hit) => JSON.parse(hit.body).data.post.id === post.body.id), 5000, 'the post made while nobody listened')
-      const after = await eventually(async () => { const pids = await listeners(); return pids.length >= 2 && pids }, 10_000, 'the listeners back')
+      const after = await eventually(async () => { const pids = await listeners(); return pids.length === 1 && pids }, 10_000, 'the listeners back')
       expect(after.some((pid) => before.includes(pid))).toBe(false)
       expect(child.exitCode).toBeNull()
       child.kill('SIGTERM')
@@ -198,7 +198,7 @@ describe('security', () => {
       const stored = await database.db.select({ id: posts.id }).from(posts).where(inArray(posts.id, acknowledged))
       expect(stored.length).toBe(acknowledged.length)
 
-      // New requests reconnect; the webhook worker resumes and delivers an event made after the chaos.
+      // New requests reconnect; webhook delivery resumes and delivers an event made after the chaos.
       const after = await eventually(async () => {
         const res = await call('POST', POSTS, { title: 'after the chaos' })
         return res.status === 201 ? ((await res.json()) as { id: string }) : undefined

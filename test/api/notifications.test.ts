@@ -16,7 +16,7 @@ let h: Harness
 let ws: WorkspaceFixture
 let other: WorkspaceFixture
 let dns: Awaited<ReturnType<typeof startDnsServer>>
-// The main thread's dispatcher alone: notifications do not need the webhook worker.
+// The main thread's dispatcher alone: notifications do not need the webhook delivery loop.
 let dispatcher: EventDispatcher
 let mailer: ReturnType<typeof startNotificationMailer>
 let api: TestClient

@@ -206,18 +206,6 @@ describe('errors', () => {
     await Bun.sleep(100)
     expect(receiver.to('/once')).toHaveLength(2)
   })
-
-  test('a crashed worker is replaced and deliveries go on', async () => {
-    receiver.respondWith(() => new Response('ok'))
-    await hook('/after-crash')
-    const first = runner.worker
-    first.terminate()
-    await eventually(() => runner.worker !== first, 5000, 'a new worker')
-    await runner.ready()
-    const post = await newPost('After crash')
-    const [hit] = await receiver.waitFor('/after-crash', 1, 3000)
-    expect(JSON.parse(hit!.body).data.post.id).toBe(post.id)
-  })
 })
 
 describe('bounds', () => {

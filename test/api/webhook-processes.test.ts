@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, sql } from 'drizzle-orm'
 import { createApp } from '../../server/app.ts'
 import { getConfig } from '../../server/config.ts'
-import type { Database } from '../../server/db/client.ts'
+import { rowsOf, type Database } from '../../server/db/client.ts'
 import { webhookDeliveries, webhookDeliveryLogs } from '../../server/db/schema/index.ts'
+import { LOCK_SPACE } from '../../server/modules/webhooks/queue.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
@@ -41,7 +42,7 @@ afterAll(async () => {
   await drop?.()
 })
 
-/** Starts `bun server/index.ts` on the test database; resolves once its webhook worker holds its claim lock. */
+/** Starts `bun server/index.ts` on the test database; resolves once its webhook delivery holds its owner lock. */
 async function startServer() {
   const { child, stderr } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' }, children)
   void stderr.then((text) => { if (text.includes('"level":"error"')) console.error(text) })
@@ -110,5 +111,33 @@ describe('several server processes on one PostgreSQL', () => {
     expect(senders).toHaveLength(2)
     for (const child of servers) child.kill('SIGTERM')
     expect(await Promise.all(servers.map((child) => child.exited))).toEqual([0, 0])
+  }, 60_000)
+
+  test('a server whose owner-lock connection drops goes on under a new owner: deliveries continue, none twice', async () => {
+    const hook = await api.post(`/api/v1/workspaces/${ws.slug}/webhooks`, { url: receiver.url('/relock'), events: ['post.created'] })
+    expect(hook.status).toBe(201)
+    receiver.respondWith(() => new Response('ok'))
+    const { child, stderr } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' }, children)
+    /** The owner locks held by webhook delivery's lock connections: the backend and the owner number. */
+    const owners = async () => rowsOf<{ pid: number; owner: number }>(await h.db.execute(sql`select a.pid, l.objid::int as owner from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and l.classid::int = ${LOCK_SPACE} and a.application_name = 'chorus-webhooks-lock' and a.datname = current_database()`))
+    const [before] = await eventually(async () => { const held = await owners(); return held.length === 1 && held }, 10_000, 'the owner lock')
+    const early = await createPosts(3, 'Before the drop')
+    await eventually(() => receiver.to('/relock').length >= 3, 10_000, 'deliveries before the drop')
+
+    await h.db.execute(sql`select pg_terminate_backend(${before!.pid})`)
+    const [after] = await eventually(async () => { const held = await owners(); return held.length === 1 && held[0]!.owner !== before!.owner && held }, 10_000, 'a new owner lock')
+    expect(after!.pid).not.toBe(before!.pid)
+    const late = await createPosts(5, 'After the drop')
+    await eventually(() => receiver.to('/relock').length >= 8, 10_000, 'deliveries after the drop')
+    await Bun.sleep(200)
+    const delivered = receiver.to('/relock').map((hit) => postIdOf(hit.body))
+    expect(delivered.sort()).toEqual([...early, ...late].sort())
+    // The process never exited: the loop alone stopped and started again.
+    expect(child.exitCode).toBeNull()
+    child.kill('SIGTERM')
+    expect(await child.exited).toBe(0)
+    expect(await stderr).toContain('lost the webhook owner lock')
+    await api.delete(`/api/v1/workspaces/${ws.slug}/webhooks/${hook.body.id}`)
   }, 60_000)
 })

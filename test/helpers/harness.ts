@@ -77,7 +77,7 @@ export async function startHarness(env: Record<string, string> = {}, overrides: 
     ctx,
     db: ctx.db,
     database,
-    /** `memory://` on PGlite, else the fresh Postgres database (the webhook worker connects to it itself). */
+    /** `memory://` on PGlite, else the fresh Postgres database (webhook delivery opens its own connections to it). */
     databaseUrl: url,
     client: (defaults?: Record<string, string>) => new TestClient(handle, defaults),
     /** Every SQL statement the app sent, in order; clear it with `queries.length = 0`. */

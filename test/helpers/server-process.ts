@@ -13,7 +13,7 @@ export interface ServerProcess {
   stderr: Promise<string>
 }
 
-/** Starts the server with `env` added to this process's; resolves once its webhook worker is ready. */
+/** Starts the server with `env` added to this process's; resolves once its webhook delivery is ready. */
 export async function startServerProcess(env: Record<string, string>, children?: Set<ReturnType<typeof Bun.spawn>>): Promise<ServerProcess> {
   const child = Bun.spawn([process.execPath, 'server/index.ts'], {
     cwd: ROOT,
@@ -25,7 +25,7 @@ export async function startServerProcess(env: Record<string, string>, children?:
   const reader = child.stdout.getReader()
   let output = ''
   const deadline = Date.now() + 30_000
-  while (!output.includes('webhook worker ready')) {
+  while (!output.includes('webhook delivery ready')) {
     const chunk = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => null)])
     if (!chunk || chunk.done) throw new Error(`server did not start: ${output}${await new Response(child.stderr).text()}`)
     output += new TextDecoder().decode(chunk.value)

@@ -195,7 +195,7 @@ export const statusChanges = pgTable('status_changes', {
   createdAt: createdAt(),
 }, (table) => [index('status_changes_post_idx').on(table.postId, table.createdAt)])
 
-/** The durable outbox: written in the transaction of the change it describes; the webhook worker delivers it. */
+/** The durable outbox: written in the transaction of the change it describes; the dispatcher fans it out to its subscribers. */
 export const events = pgTable('events', {
   id: id(),
   workspaceId: workspaceId(),

@@ -1,6 +1,6 @@
 // The error body as OpenAPI components (Error, ErrorCode, HTTPValidationError, ValidationIssue), built from
-// server/errors.ts. Apart from it so that code which only throws errors (the webhook worker thread among it)
-// does not load Elysia's schema builder.
+// server/errors.ts. Apart from it so that code which only throws errors
+// (services, the delivery loop) does not load Elysia's schema builder.
 import { t } from 'elysia'
 import { ERROR_STATUS, ISSUE_CODES, type ErrorCode } from '../../errors.ts'
 import { Integer } from '../../lib/schema.ts'

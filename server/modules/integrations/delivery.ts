@@ -151,24 +151,22 @@ export async function releaseChatClaims(db: Db, owner: number, job?: Pick<ChatJo
   ))
 }
 
-/** Plain data (it crosses to the worker thread): the chat provider and the service's public URL. */
+/** The chat provider and the service's public URL, from the configuration. */
 export interface ChatSettings {
   base: string
   clientId?: string
   clientSecret?: string
   /** The service's public URL, for links to posts. */
   baseUrl: string
-  /** OPERATOR_URLS_ALLOW_PRIVATE, for the outbound guard a worker thread builds. */
-  operatorAllowPrivate: boolean
 }
 
 export const chatSettingsOf = (config: Config): ChatSettings => ({
-  base: config.chatApiBase, clientId: config.chatClientId, clientSecret: config.chatClientSecret, baseUrl: config.baseUrl, operatorAllowPrivate: config.operatorUrlsAllowPrivate,
+  base: config.chatApiBase, clientId: config.chatClientId, clientSecret: config.chatClientSecret, baseUrl: config.baseUrl,
 })
 
-/** Chat as a queue of the delivery loop, over `db` and the sealer and outbound guard of the thread it runs in. */
+/** Chat as a queue of the delivery loop, over `db`, the sealer and the outbound guard. */
 export function chatQueueFor(db: Db, sealer: Sealer, outbound: Outbound, chat: ChatSettings, loop: { retryScale: number; sentBy: string; log: Logger }) {
-  const { baseUrl, operatorAllowPrivate: _, ...app } = chat
+  const { baseUrl, ...app } = chat
   // The tracker client is never used by deliveries; chat tokens refresh through the chat client.
   const deps: IntegrationDeps = { db, sealer, chat: { ...app, outbound }, tracker: { base: '', outbound } }
   return chatQueue(deps, { baseUrl, ...loop })

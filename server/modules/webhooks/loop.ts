@@ -1,6 +1,5 @@
 // The delivery loop: fan out, claim what is due, send with bounded concurrency, record each outcome.
-// On Postgres it runs inside the worker thread; on PGlite in the main thread (which owns the
-// database), with `send` handing each job to the worker. Either way the state lives in the database.
+// It runs in every server process (runner.ts); the state lives in the database, so processes share the work.
 // It never polls: it sleeps until committed work is announced (server/db/work.ts), an attempt in
 // flight finishes, or the next retry falls due.
 import type { Db } from '../../db/client.ts'
@@ -76,7 +75,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const maxClaimed = options.maxClaimed ?? 2 * maxSending
   // Woken by deliveries only: the event dispatcher fans events out and its inserts wake this loop. Waking
   // on every event too cost the request path ~15 % of create-post throughput (a round per burst of commits
-  // in the worker thread, beside the dispatcher's own), and most events have no webhook to deliver.
+  // beside the dispatcher's own), and most events have no webhook to deliver.
   const waking = wakeOnWork(options.listenForWork, ['webhook_deliveries', 'chat_deliveries'])
   const inFlight = new Set<Promise<void>>()
   let finished: Attempt[] = []

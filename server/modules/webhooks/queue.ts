@@ -221,7 +221,7 @@ export async function releaseClaim(db: Db, owner: number, job: Pick<DeliveryJob,
     .where(and(eq(webhookDeliveries.webhookId, job.webhookId), eq(webhookDeliveries.eventId, job.eventId), eq(webhookDeliveries.leaseOwner, owner)))
 }
 
-/** Frees every claim of an owner known to be gone (a worker thread that crashed). */
+/** Frees every claim of an owner known to be gone (its lock's connection dropped). */
 export async function releaseOwner(db: Db, owner: number) {
   await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null }).where(eq(webhookDeliveries.leaseOwner, owner))
   await releaseChatClaims(db, owner)

@@ -1,16 +1,23 @@
-// Main-thread side of delivery: starts the worker thread, restarts it when it dies, and on PGlite
-// (one process owns the database) runs the delivery loop here, handing each HTTP attempt to the worker.
+// Runs the delivery loop (loop.ts) in the server's own thread, under a claimer number (`owner`) whose
+// session advisory lock marks its leases live. On PostgreSQL the lock sits on a connection of its own (the
+// loop's statements share the app's pool); if that connection drops, other processes may take the leases
+// over, so the loop stops and starts again under a new owner. On PGlite the lock is the app's one connection's.
+// There is no worker thread: the HTTP client already runs on its own thread, and a second JavaScript VM
+// with its own copy of the modules cost every process ~13 MiB (BENCHMARKS.md, "Notes: one thread").
 import { hostname } from 'node:os'
+import postgres from 'postgres'
 import { sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
+import { describeError } from '../../db/errors.ts'
+import { createDns } from '../../lib/dns.ts'
+import { createOutbound } from '../../lib/outbound.ts'
 import { chatQueueFor, chatSettingsOf } from '../integrations/delivery.ts'
 import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
-import type { ToMain, ToWorker, WorkerSettings } from './protocol.ts'
 import { lockOwnerSql, LOCK_SPACE, newOwner, releaseOwner } from './queue.ts'
-import type { AttemptResult, DeliveryJob } from './send.ts'
+import { sendWebhook } from './send.ts'
 
 export interface RunnerOptions {
-  /** Needed on Postgres, where the worker opens its own connections; defaults to DATABASE_URL. */
+  /** Needed on Postgres, where the owner lock has a connection of its own; defaults to DATABASE_URL. */
   databaseUrl?: string
   /** The longest idle sleep of the delivery loop; it is woken by committed work long before (server/db/work.ts). */
   pollMs?: number
@@ -19,135 +26,125 @@ export interface RunnerOptions {
 }
 
 export interface WebhookRunner {
-  /** The current worker thread (replaced after a crash). */
-  readonly worker: Worker
-  /** Resolves once a worker has started (and, on Postgres, holds its owner lock). */
+  /** The claimer number the loop runs under now (a new one after the owner lock was lost). */
+  readonly owner: number
+  /** Resolves once the loop runs (on Postgres: holds its owner lock). */
   ready(): Promise<void>
   stop(): Promise<void>
 }
 
 const RESTART_MIN_MS = 200
 const RESTART_MAX_MS = 30_000
+const STOP_WAIT_MS = 5000
 
 export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions = {}): Promise<WebhookRunner> {
-  const claimInWorker = ctx.database.driver === 'postgres'
+  const onPostgres = ctx.database.driver === 'postgres'
   const databaseUrl = options.databaseUrl ?? ctx.config.databaseUrl
-  if (claimInWorker && !databaseUrl) throw new Error('The webhook worker needs the Postgres URL')
-  const base = {
-    sealingKey: ctx.secrets.sealingKey,
-    allowPrivate: ctx.config.webhookAllowPrivate,
-    retryScale: ctx.config.webhookRetryScale,
-    dnsResolver: ctx.config.dnsResolver,
-    logLevel: ctx.config.logLevel,
-    sentBy: `${hostname()}/${process.pid}`,
-    pollMs: options.pollMs,
-    maxSending: options.maxSending,
-    chat: chatSettingsOf(ctx.config),
-  }
+  if (onPostgres && !databaseUrl) throw new Error('Webhook delivery needs the Postgres URL')
+  const retryScale = ctx.config.webhookRetryScale
+  const sentBy = `${hostname()}/${process.pid}`
+  // Deliveries resolve names through a resolver of their own: an address cached while a request checked
+  // an endpoint's URL is not reused for the attempt (each is still checked before connecting).
+  const outbound = createOutbound({ dns: createDns(ctx.config.dnsResolver), allowPrivate: ctx.config.webhookAllowPrivate, operatorAllowPrivate: ctx.config.operatorUrlsAllowPrivate })
+  const sendSettings = { outbound }
 
-  let worker!: Worker
   let owner = 0
+  let lock: postgres.Sql | undefined
+  let loop: DeliveryLoop | undefined
   let stopping = false
   let restartDelay = RESTART_MIN_MS
   let startedAt = 0
   let readyWaiters: { resolve(): void; reject(error: Error): void }[] = []
   let isReady = false
-  const pending = new Map<number, { resolve(result: AttemptResult): void; reject(error: Error): void }>()
-  let nextId = 0
 
-  function spawn() {
+  const startLoop = () => startDeliveryLoop({
+    db: ctx.db,
+    owner,
+    send: (job) => sendWebhook(job, sendSettings),
+    secrets: ctx.secrets,
+    retryScale,
+    sentBy,
+    log: ctx.log,
+    // One listening connection per process, shared with the dispatcher and the mailer.
+    listenForWork: ctx.database.listenForWork,
+    pollMs: options.pollMs,
+    maxSending: options.maxSending,
+    // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
+    recordEach: !onPostgres,
+    queues: [chatQueueFor(ctx.db, ctx.secrets, outbound, chatSettingsOf(ctx.config), { retryScale, sentBy, log: ctx.log })],
+  })
+
+  /** Takes a new owner's lock and starts the loop under it; a failure (the database away) is tried again later. */
+  async function start() {
     owner = newOwner()
-    isReady = false
     startedAt = Date.now()
-    const current = new Worker(new URL('./worker.ts', import.meta.url))
-    worker = current
-    current.onmessage = (event: MessageEvent<ToMain>) => {
-      const message = event.data
-      if (message.type === 'ready') {
-        ctx.log.info('webhook worker ready', { claims: claimInWorker ? 'in the worker' : 'in the main thread', owner })
-        isReady = true
-        readyWaiters.splice(0).forEach((waiter) => waiter.resolve())
-      } else if (message.type === 'result') {
-        pending.get(message.id)?.resolve(message.result)
-        pending.delete(message.id)
-      } else if (message.type === 'fatal') {
-        ctx.log.error('webhook worker failed', { error: message.error })
-        current.terminate()
+    let held = false
+    try {
+      if (onPostgres) {
+        // The lock lives as long as this one connection: no recycling (max_lifetime); when it closes for any
+        // other reason the claims look abandoned to other processes, so this owner must stop claiming.
+        const current = postgres(databaseUrl!, {
+          max: 1, max_lifetime: null, onnotice: () => {}, connection: { application_name: 'chorus-webhooks-lock' },
+          // Only a lock that was held is lost; a connection that dropped while taking it fails `start` instead.
+          onclose: () => { if (held && !stopping && current === lock) void lostLock() },
+        })
+        lock = current
+        await current`select pg_advisory_lock(${LOCK_SPACE}, ${owner})`
+      } else {
+        await ctx.db.execute(lockOwnerSql(owner))
       }
+    } catch (error) {
+      await lock?.end({ timeout: 1 }).catch(() => {})
+      lock = undefined
+      if (stopping) return
+      ctx.log.error('webhook delivery could not start', { error: describeError(error) })
+      return restartLater()
     }
-    current.addEventListener('error', (event) => {
-      ctx.log.error('webhook worker crashed', { error: (event as ErrorEvent).message })
-      current.terminate()
-    })
-    current.addEventListener('close', () => void onExit(current, owner))
-    const settings: WorkerSettings = { ...base, mode: claimInWorker ? 'claim' : 'send', databaseUrl, owner }
-    current.postMessage({ type: 'start', settings } satisfies ToWorker)
-  }
-
-  async function onExit(gone: Worker, goneOwner: number) {
-    if (gone !== worker) return
-    for (const [id, waiter] of pending) {
-      waiter.reject(new Error('webhook worker exited'))
-      pending.delete(id)
-    }
+    held = true
     if (stopping) return
-    // Its claims die with it; free them now rather than when its lock or lease lapses.
-    if (claimInWorker) await releaseOwner(ctx.db, goneOwner).catch(() => {})
+    loop = startLoop()
+    ctx.log.info('webhook delivery ready', { owner })
+    isReady = true
+    readyWaiters.splice(0).forEach((waiter) => waiter.resolve())
+  }
+
+  async function lostLock() {
+    ctx.log.error('lost the webhook owner lock (database connection closed)', { owner })
+    isReady = false
+    const gone = { owner, lock, loop }
+    lock = undefined
+    loop = undefined
+    // Its attempts in flight get a moment to be recorded; past that they are sent again later (at-least-once).
+    await Promise.race([gone.loop?.stop().catch(() => {}), Bun.sleep(STOP_WAIT_MS)])
+    await gone.lock?.end({ timeout: 1 }).catch(() => {})
+    // Its claims are free for anyone now; hand them back rather than wait for their leases to lapse.
+    await releaseOwner(ctx.db, gone.owner).catch(() => {})
+    await restartLater()
+  }
+
+  async function restartLater() {
     restartDelay = Date.now() - startedAt > 60_000 ? RESTART_MIN_MS : Math.min(restartDelay * 2, RESTART_MAX_MS)
-    ctx.log.warn('webhook worker exited; restarting', { in_ms: restartDelay })
-    setTimeout(() => { if (!stopping) spawn() }, restartDelay)
+    ctx.log.warn('webhook delivery restarting', { in_ms: restartDelay })
+    await Bun.sleep(restartDelay)
+    if (!stopping) await start()
   }
 
-  spawn()
-
-  let loop: DeliveryLoop | undefined
-  let mainOwner = 0
-  if (!claimInWorker) {
-    mainOwner = newOwner()
-    await ctx.db.execute(lockOwnerSql(mainOwner))
-    loop = startDeliveryLoop({
-      db: ctx.db,
-      owner: mainOwner,
-      send: (job: DeliveryJob) => new Promise<AttemptResult>((resolve, reject) => {
-        const id = ++nextId
-        // A worker that never answers must not hold the claim forever: past the HTTP timeout, give it back.
-        const timer = setTimeout(() => {
-          pending.delete(id)
-          reject(new Error('the webhook worker did not answer'))
-        }, 30_000)
-        pending.set(id, { resolve: (result) => (clearTimeout(timer), resolve(result)), reject: (error) => (clearTimeout(timer), reject(error)) })
-        worker.postMessage({ type: 'send', id, job } satisfies ToWorker)
-      }),
-      secrets: ctx.secrets,
-      retryScale: base.retryScale,
-      sentBy: base.sentBy,
-      log: ctx.log,
-      listenForWork: ctx.database.listenForWork,
-      pollMs: base.pollMs,
-      maxSending: base.maxSending,
-      recordEach: true,
-      queues: [chatQueueFor(ctx.db, ctx.secrets, ctx.outbound, base.chat, { retryScale: base.retryScale, sentBy: base.sentBy, log: ctx.log })],
-    })
-  }
+  void start()
 
   return {
-    get worker() {
-      return worker
+    get owner() {
+      return owner
     },
     ready: () => (isReady ? Promise.resolve() : new Promise<void>((resolve, reject) => readyWaiters.push({ resolve, reject }))),
     async stop() {
       stopping = true
+      // Attempts in flight are recorded; anything cut short is sent again later (at-least-once).
       await loop?.stop()
-      if (mainOwner) await ctx.db.execute(sql`select pg_advisory_unlock(${sql.raw(String(LOCK_SPACE))}, ${mainOwner})`).catch(() => {})
-      const current = worker
-      const stopped = new Promise<void>((resolve) => {
-        current.addEventListener('message', (event) => { if ((event as MessageEvent<ToMain>).data.type === 'stopped') resolve() })
-        current.addEventListener('close', () => resolve())
-      })
-      current.postMessage({ type: 'stop' } satisfies ToWorker)
-      // Attempts in flight get a moment to be recorded; anything cut short is sent again later (at-least-once).
-      await Promise.race([stopped, Bun.sleep(5000)])
-      current.terminate()
+      if (onPostgres) {
+        await lock?.end({ timeout: 1 }).catch(() => {})
+      } else if (owner) {
+        await ctx.db.execute(sql`select pg_advisory_unlock(${sql.raw(String(LOCK_SPACE))}, ${owner})`).catch(() => {})
+      }
       readyWaiters.splice(0).forEach((waiter) => waiter.reject(new Error('stopped')))
     },
   }

@@ -1,4 +1,4 @@
-// One delivery attempt over HTTP through the outbound guard. Runs in the worker thread; pure apart from DNS and the request.
+// One delivery attempt over HTTP through the outbound guard. Pure apart from DNS and the request.
 import { OutboundRefused, type Outbound } from '../../lib/outbound.ts'
 import { signatureHeader } from './signing.ts'
 
