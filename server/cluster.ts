@@ -89,10 +89,9 @@ export async function superviseProcesses(count: number, env: Record<string, stri
     running.set(index, child)
   }
 
-  for (let index = 0; index < count; index++) start(index)
-  log.info('chorus supervising', { processes: count, pid: process.pid })
-
-  const clean = await new Promise<boolean[]>((resolve) => {
+  // The handlers go in before the first process starts and before "chorus supervising" is logged: a stop
+  // that arrives at any moment after that line finds them.
+  const clean = new Promise<boolean[]>((resolve) => {
     const stop = async (signal: 'SIGTERM' | 'SIGINT') => {
       if (stopping) return
       stopping = true
@@ -105,5 +104,7 @@ export async function superviseProcesses(count: number, env: Record<string, stri
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
   })
-  process.exit(clean.every(Boolean) ? 0 : 1)
+  for (let index = 0; index < count; index++) start(index)
+  log.info('chorus supervising', { processes: count, pid: process.pid })
+  process.exit((await clean).every(Boolean) ? 0 : 1)
 }
