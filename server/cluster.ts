@@ -36,7 +36,8 @@ export function processCount(config: Config, cores = navigator.hardwareConcurren
  * - `smallHeapGrowthFactor=1.75`: after a full collection the heap may grow to 1.75× what survived (JSC's
  *   default 2×), so garbage waits for a smaller heap: 12 MiB less at peak. At 1.5 the collector works
  *   ~25 % more, since JSC then turns most young-generation collections into full ones.
- * Together they keep a process near 120 MiB under the list benchmark (~145 MiB without them).
+ * With them a process peaks near 100 MiB under the list benchmark (it was ~145 MiB without them, when
+ * delivery still ran in a worker thread of its own).
  */
 const HEAP_RAM = 1024 ** 3
 

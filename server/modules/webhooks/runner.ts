@@ -3,7 +3,7 @@
 // loop's statements share the app's pool); if that connection drops, other processes may take the leases
 // over, so the loop stops and starts again under a new owner. On PGlite the lock is the app's one connection's.
 // There is no worker thread: the HTTP client already runs on its own thread, and a second JavaScript VM
-// with its own copy of the modules cost every process ~13 MiB (BENCHMARKS.md, "Notes: one thread").
+// with its own copy of the modules cost every process ~13 MiB (BENCHMARKS.md, "Notes: delivery in the server's thread").
 import { hostname } from 'node:os'
 import postgres from 'postgres'
 import { sql } from 'drizzle-orm'
