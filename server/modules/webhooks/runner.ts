@@ -54,7 +54,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
   let stopping = false
   let restartDelay = RESTART_MIN_MS
   let startedAt = 0
-  let readyWaiters: { resolve(): void; reject(error: Error): void }[] = []
+  const readyWaiters: { resolve(): void; reject(error: Error): void }[] = []
   let isReady = false
 
   const startLoop = () => startDeliveryLoop({
@@ -101,7 +101,8 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
       return restartLater()
     }
     held = true
-    if (stopping) return
+    // Stopped while taking the lock: `stop` may have run already and found no lock to release.
+    if (stopping) return void (await lock?.end({ timeout: 1 }).catch(() => {}))
     loop = startLoop()
     ctx.log.info('webhook delivery ready', { owner })
     isReady = true
@@ -138,8 +139,8 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     ready: () => (isReady ? Promise.resolve() : new Promise<void>((resolve, reject) => readyWaiters.push({ resolve, reject }))),
     async stop() {
       stopping = true
-      // Attempts in flight are recorded; anything cut short is sent again later (at-least-once).
-      await loop?.stop()
+      // Attempts in flight get a moment to be recorded; anything cut short is sent again later (at-least-once).
+      await Promise.race([loop?.stop(), Bun.sleep(STOP_WAIT_MS)])
       if (onPostgres) {
         await lock?.end({ timeout: 1 }).catch(() => {})
       } else if (owner) {
