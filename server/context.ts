@@ -48,7 +48,7 @@ export async function createContext(config: Config, database: Database, override
     mail: overrides.mail ?? createMailer(config, database.db, log),
     limiter: overrides.limiter ?? rateLimiterFor(config, database),
     secrets,
-    outbound: createOutbound({ dns: createDns(config.dnsResolver), allowPrivate: config.webhookAllowPrivate, operatorAllowPrivate: config.operatorUrlsAllowPrivate }),
+    outbound: outboundFor(config),
     storage: overrides.storage ?? createStorage(config),
     keys: {
       accessToken: await secrets.deriveKey('access-token'),
@@ -56,6 +56,10 @@ export async function createContext(config: Config, database: Database, override
     },
   }
 }
+
+/** A guarded fetch with the configured policy and a DNS resolver (and cache) of its own. */
+export const outboundFor = (config: Config): Outbound =>
+  createOutbound({ dns: createDns(config.dnsResolver), allowPrivate: config.webhookAllowPrivate, operatorAllowPrivate: config.operatorUrlsAllowPrivate })
 
 /** Builds a plugin once per app, so every module can `.use()` it for types without registering it twice. */
 export function perApp<T extends object>(build: (ctx: AppContext) => T): (ctx: AppContext) => T {

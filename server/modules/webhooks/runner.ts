@@ -7,10 +7,8 @@
 import { hostname } from 'node:os'
 import postgres from 'postgres'
 import { sql } from 'drizzle-orm'
-import type { AppContext } from '../../context.ts'
+import { outboundFor, type AppContext } from '../../context.ts'
 import { describeError } from '../../db/errors.ts'
-import { createDns } from '../../lib/dns.ts'
-import { createOutbound } from '../../lib/outbound.ts'
 import { chatQueueFor, chatSettingsOf } from '../integrations/delivery.ts'
 import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
 import { lockOwnerSql, LOCK_SPACE, newOwner, releaseOwner } from './queue.ts'
@@ -45,7 +43,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
   const sentBy = `${hostname()}/${process.pid}`
   // Deliveries resolve names through a resolver of their own: an address cached while a request checked
   // an endpoint's URL is not reused for the attempt (each is still checked before connecting).
-  const outbound = createOutbound({ dns: createDns(ctx.config.dnsResolver), allowPrivate: ctx.config.webhookAllowPrivate, operatorAllowPrivate: ctx.config.operatorUrlsAllowPrivate })
+  const outbound = outboundFor(ctx.config)
   const sendSettings = { outbound }
 
   let owner = 0
