@@ -24,8 +24,6 @@ export interface RunnerOptions {
 }
 
 export interface WebhookRunner {
-  /** The claimer number the loop runs under now (a new one after the owner lock was lost). */
-  readonly owner: number
   /** Resolves once the loop runs (on Postgres: holds its owner lock). */
   ready(): Promise<void>
   stop(): Promise<void>
@@ -131,9 +129,6 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
   void start()
 
   return {
-    get owner() {
-      return owner
-    },
     ready: () => (isReady ? Promise.resolve() : new Promise<void>((resolve, reject) => readyWaiters.push({ resolve, reject }))),
     async stop() {
       stopping = true
