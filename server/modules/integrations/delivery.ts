@@ -6,15 +6,12 @@ import { anyOf, type Db, type Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
-import type { Sealer } from '../../lib/secrets.ts'
 import type { Logger } from '../../lib/log.ts'
 import { getPost } from '../posts/queries.ts'
 import { claimDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
 import type { DeliveryQueue } from '../webhooks/loop.ts'
-import type { Config } from '../../config.ts'
 import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
-import type { Outbound } from '../../lib/outbound.ts'
 import { postChatMessage } from './chat-api.ts'
 import { chatMessage, type MessagePost } from './message.ts'
 import { ProviderError } from './provider-http.ts'
@@ -149,27 +146,6 @@ export async function releaseChatClaims(db: Db, owner: number, job?: Pick<ChatJo
     eq(chatDeliveries.leaseOwner, owner),
     ...(job ? [eq(chatDeliveries.mappingId, job.mappingId), eq(chatDeliveries.eventId, job.eventId)] : []),
   ))
-}
-
-/** The chat provider and the service's public URL, from the configuration. */
-export interface ChatSettings {
-  base: string
-  clientId?: string
-  clientSecret?: string
-  /** The service's public URL, for links to posts. */
-  baseUrl: string
-}
-
-export const chatSettingsOf = (config: Config): ChatSettings => ({
-  base: config.chatApiBase, clientId: config.chatClientId, clientSecret: config.chatClientSecret, baseUrl: config.baseUrl,
-})
-
-/** Chat as a queue of the delivery loop, over `db`, the sealer and the outbound guard. */
-export function chatQueueFor(db: Db, sealer: Sealer, outbound: Outbound, chat: ChatSettings, loop: { retryScale: number; sentBy: string; log: Logger }) {
-  const { baseUrl, ...app } = chat
-  // The tracker client is never used by deliveries; chat tokens refresh through the chat client.
-  const deps: IntegrationDeps = { db, sealer, chat: { ...app, outbound }, tracker: { base: '', outbound } }
-  return chatQueue(deps, { baseUrl, ...loop })
 }
 
 /** Chat as a queue of the delivery loop. */

@@ -6,6 +6,7 @@ import type { Db } from '../../db/client.ts'
 import { integrations, type IntegrationProvider } from '../../db/schema/index.ts'
 import { ApiError, notFound, upstreamError } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
+import type { Outbound } from '../../lib/outbound.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
 import { exchangeChatCode, refreshChatToken, REVOKED_ERRORS, type ChatClientCredentials } from './chat-api.ts'
 import { ProviderError } from './provider-http.ts'
@@ -14,7 +15,7 @@ import { exchangeTrackerCode, ORGANIZATION_QUERY, refreshTrackerToken, trackerGr
 
 export type Integration = typeof integrations.$inferSelect
 
-/** What the integration services need; built once per app, and in the delivery worker from its settings. */
+/** What the integration services need; built once per app (`integrationDeps`), and by webhook delivery with its own outbound guard. */
 export interface IntegrationDeps {
   db: Db
   sealer: Sealer
@@ -22,14 +23,18 @@ export interface IntegrationDeps {
   tracker: TrackerClientCredentials
 }
 
-export async function integrationDeps(ctx: AppContext): Promise<IntegrationDeps & { stateKey: Uint8Array }> {
+/** The provider clients over the app's database and sealer, calling out through `outbound`. */
+export function integrationClients(ctx: AppContext, outbound: Outbound = ctx.outbound): IntegrationDeps {
   return {
     db: ctx.db,
     sealer: ctx.secrets,
-    chat: { base: ctx.config.chatApiBase, outbound: ctx.outbound, clientId: ctx.config.chatClientId, clientSecret: ctx.config.chatClientSecret },
-    tracker: { base: ctx.config.trackerApiBase, outbound: ctx.outbound, clientId: ctx.config.trackerClientId, clientSecret: ctx.config.trackerClientSecret },
-    stateKey: await ctx.secrets.deriveKey('integration-oauth-state'),
+    chat: { base: ctx.config.chatApiBase, outbound, clientId: ctx.config.chatClientId, clientSecret: ctx.config.chatClientSecret },
+    tracker: { base: ctx.config.trackerApiBase, outbound, clientId: ctx.config.trackerClientId, clientSecret: ctx.config.trackerClientSecret },
   }
+}
+
+export async function integrationDeps(ctx: AppContext): Promise<IntegrationDeps & { stateKey: Uint8Array }> {
+  return { ...integrationClients(ctx), stateKey: await ctx.secrets.deriveKey('integration-oauth-state') }
 }
 
 /** Refresh this long before expiry, so a token never expires between the check and its use. */

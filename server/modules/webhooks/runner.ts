@@ -9,7 +9,8 @@ import postgres from 'postgres'
 import { sql } from 'drizzle-orm'
 import { outboundFor, type AppContext } from '../../context.ts'
 import { describeError } from '../../db/errors.ts'
-import { chatQueueFor, chatSettingsOf } from '../integrations/delivery.ts'
+import { chatQueue } from '../integrations/delivery.ts'
+import { integrationClients } from '../integrations/service.ts'
 import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
 import { lockOwnerSql, LOCK_SPACE, newOwner, releaseOwner } from './queue.ts'
 import { sendWebhook } from './send.ts'
@@ -67,7 +68,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     maxSending: options.maxSending,
     // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
     recordEach: !onPostgres,
-    queues: [chatQueueFor(ctx.db, ctx.secrets, outbound, chatSettingsOf(ctx.config), { retryScale, sentBy, log: ctx.log })],
+    queues: [chatQueue(integrationClients(ctx, outbound), { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
   })
 
   /** Takes a new owner's lock and starts the loop under it; a failure (the database away) is tried again later. */
