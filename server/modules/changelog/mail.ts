@@ -11,6 +11,7 @@ import { notFound } from '../../errors.ts'
 import { escapeHtml, withWorkspaceLogo } from '../../lib/mail.ts'
 import { fileUrl } from '../files/model.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
+import { portalChangelogUrl } from '../portal/links.ts'
 import { senderFor } from '../sending-domain/service.ts'
 
 const MAX_ATTEMPTS = 5
@@ -60,7 +61,7 @@ async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[n
   }
   try {
     const { entry, workspace } = row
-    const page = `${ctx.config.baseUrl}/portal/${workspace.slug}/changelog#${entry.id}`
+    const page = portalChangelogUrl(ctx.config.baseUrl, workspace.slug, entry.id)
     const unsubscribe = unsubscribeUrl(ctx.config.baseUrl, workspace.slug, row.token)
     const sender = await senderFor(ctx.db, ctx.secrets, row.mail.workspaceId, workspace.name)
     await ctx.mail.send(withWorkspaceLogo({

@@ -2,9 +2,9 @@
 // and e-mails voters) stays a human decision in the dashboard or through the REST API.
 import { z } from 'zod'
 import type { Tool } from '../mcp/tools.ts'
+import { portalChangelogUrl } from '../portal/links.ts'
 import { createEntry, listEntries } from './service.ts'
 
-const portalUrl = (baseUrl: string, slug: string, id: string) => `${baseUrl}/portal/${slug}/changelog#${id}`
 
 export const CHANGELOG_TOOLS: Tool[] = [
   {
@@ -19,7 +19,7 @@ export const CHANGELOG_TOOLS: Tool[] = [
     },
     async run(ctx, resolved, args) {
       const page = await listEntries(ctx.db, resolved.workspace.id, args.state, { page: 1, perPage: args.limit ?? 10, offset: 0 })
-      return { total: page.total, entries: page.items.map(({ body_html: _html, ...entry }) => ({ ...entry, url: portalUrl(ctx.config.baseUrl, resolved.workspace.slug, entry.id) })) }
+      return { total: page.total, entries: page.items.map(({ body_html: _html, ...entry }) => ({ ...entry, url: portalChangelogUrl(ctx.config.baseUrl, resolved.workspace.slug, entry.id) })) }
     },
   },
   {
@@ -35,7 +35,7 @@ export const CHANGELOG_TOOLS: Tool[] = [
     },
     async run(ctx, resolved, args) {
       const entry = await createEntry(ctx.db, resolved.workspace.id, resolved.caller, { title: args.title, body: args.body, post_ids: args.post_ids ? [...new Set<string>(args.post_ids)] : [] })
-      return { id: entry.id, title: entry.title, published_at: entry.published_at, post_ids: entry.post_ids, url: portalUrl(ctx.config.baseUrl, resolved.workspace.slug, entry.id) }
+      return { id: entry.id, title: entry.title, published_at: entry.published_at, post_ids: entry.post_ids, url: portalChangelogUrl(ctx.config.baseUrl, resolved.workspace.slug, entry.id) }
     },
   },
 ]

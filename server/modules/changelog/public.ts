@@ -6,6 +6,7 @@ import { boards, changelogEntries, changelogPosts, posts, workspaces } from '../
 import { notFound } from '../../errors.ts'
 import { escapeHtml as xml } from '../../lib/mail.ts'
 import { envelope, totalOf, type Page } from '../../lib/paging.ts'
+import { portalChangelogUrl } from '../portal/links.ts'
 
 async function findWorkspace(db: Db, slug: string) {
   const [workspace] = await db.select({ id: workspaces.id, name: workspaces.name, slug: workspaces.slug }).from(workspaces).where(eq(workspaces.slug, slug))
@@ -51,7 +52,7 @@ const FEED_ENTRIES = 50
 export async function changelogFeed(db: Db, workspaceSlug: string, baseUrl: string) {
   const workspace = await findWorkspace(db, workspaceSlug)
   const { items } = await publishedPage(db, workspace.id, { page: 1, perPage: FEED_ENTRIES, offset: 0 })
-  const portal = `${baseUrl}/portal/${workspace.slug}/changelog`
+  const portal = portalChangelogUrl(baseUrl, workspace.slug)
   const self = `${baseUrl}/api/v1/public/${workspace.slug}/changelog/feed.atom`
   const entries = items.map((entry) => `
   <entry>

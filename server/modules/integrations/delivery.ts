@@ -16,7 +16,7 @@ import { postChatMessage } from './chat-api.ts'
 import { chatMessage, type MessagePost } from './message.ts'
 import { ProviderError } from './provider-http.ts'
 import { accessToken, isRevoked, markRevoked, type Integration, type IntegrationDeps } from './service.ts'
-import { publicPostUrl } from './tracker.ts'
+import { portalPostUrl } from '../portal/links.ts'
 
 type Data = Record<string, any>
 
@@ -107,7 +107,7 @@ export async function sendChatDelivery(deps: IntegrationDeps, baseUrl: string, j
   try {
     const token = await accessToken(deps, job.integration)
     const post = await postOf(deps.db, job.event)
-    const { text, blocks } = chatMessage(job.eventType, job.event.data as Data, post, post ? publicPostUrl(baseUrl, job.workspaceSlug, post.id) : null)
+    const { text, blocks } = chatMessage(job.eventType, job.event.data as Data, post, post ? portalPostUrl(baseUrl, job.workspaceSlug, post.id) : null)
     await postChatMessage(deps.chat, token, job.channelId, text, blocks)
     return result({ success: true })
   } catch (error) {

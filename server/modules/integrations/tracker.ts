@@ -4,6 +4,7 @@ import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm'
 import { integrations, posts, statuses, trackerWebhookDeliveries, type TrackerIssue } from '../../db/schema/index.ts'
 import { ApiError, conflict } from '../../errors.ts'
 import { sha256Hex, timingSafeEqual } from '../../lib/secrets.ts'
+import { portalPostUrl } from '../portal/links.ts'
 import { getPost } from '../posts/queries.ts'
 import { updatePost } from '../posts/service.ts'
 import { withProvider, type IntegrationDeps } from './service.ts'
@@ -19,13 +20,11 @@ export async function listTeams(deps: IntegrationDeps, workspaceId: string) {
   return (data.teams?.nodes ?? []).map((team) => ({ id: String(team.id), name: String(team.name), key: String(team.key ?? '') }))
 }
 
-export const publicPostUrl = (baseUrl: string, workspaceSlug: string, postId: string) => `${baseUrl}/portal/${workspaceSlug}/posts/${postId}`
-
 /** Creates the issue (title, body, a link back to the public post) and stores it on the post. */
 export async function createTrackerIssue(deps: IntegrationDeps, baseUrl: string, workspace: { id: string; slug: string }, postId: string, teamId: string) {
   const post = await getPost(deps.db, workspace.id, postId)
   if (post.tracker_issue) throw conflict(`The post is already linked to ${post.tracker_issue.identifier}`)
-  const link = publicPostUrl(baseUrl, workspace.slug, post.id)
+  const link = portalPostUrl(baseUrl, workspace.slug, post.id)
   const description = `${post.body}${post.body ? '\n\n---\n' : ''}From Chorus (${post.votes} vote${post.votes === 1 ? '' : 's'}, board ${post.board}): ${link}`
   const data = await withProvider(deps, workspace.id, 'tracker', (token) =>
     trackerGraphql<{ issueCreate: { success: boolean; issue: TrackerIssue | null } }>(deps.tracker, token, ISSUE_CREATE_MUTATION, { input: { teamId, title: post.title, description } }))

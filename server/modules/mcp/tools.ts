@@ -13,7 +13,7 @@ import { readPage } from '../../lib/paging.ts'
 import { findPosts, getPost, listPosts } from '../posts/queries.ts'
 import { createPost, mergePost, updatePost } from '../posts/service.ts'
 import { toggleVote } from '../votes/service.ts'
-import { publicPostUrl } from '../integrations/tracker.ts'
+import { portalPostUrl } from '../portal/links.ts'
 
 type Post = Awaited<ReturnType<typeof getPost>>
 
@@ -31,7 +31,7 @@ const postId = z.string().min(1).max(64).describe('A post id (post_...), as retu
 const email = z.string().email().max(254)
 const labels = z.array(z.string().min(1).max(48)).max(20).describe('Label slugs; the post gets exactly these')
 
-const postUrl = (ctx: AppContext, resolved: BearerResolved, id: string) => publicPostUrl(ctx.config.baseUrl, resolved.workspace.slug, id)
+const postUrl = (ctx: AppContext, resolved: BearerResolved, id: string) => portalPostUrl(ctx.config.baseUrl, resolved.workspace.slug, id)
 
 /** A post without the fields an assistant rarely needs; `body` cut to `bodyChars` in lists. */
 function compact(ctx: AppContext, resolved: BearerResolved, post: Post, bodyChars?: number) {

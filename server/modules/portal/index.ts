@@ -10,7 +10,8 @@ import { ASSETS, serveAsset, type AssetName } from './assets.ts'
 import { checkForm, formErrorOf, readForm, type FormName } from './forms.ts'
 import { bareNotFound, type PageContext } from './layout.ts'
 import * as pages from './service.ts'
-import { formAllowed, portalPath, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
+import { portalPath, portalPostPath } from './links.ts'
+import { formAllowed, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
 import { htmlPage, portalReturnTo, seeOther, withDone, type Doc, type HeaderMap } from './respond.ts'
 import { robotsTxt, sitemapXml } from './seo.ts'
 import { notFoundPage } from './views.ts'
@@ -144,19 +145,19 @@ export const portalModule = (ctx: AppContext) => {
     .get('/:workspace_slug/sitemap.xml', ({ params }) => sitemapXml(ctx, params.workspace_slug), hidden)
     .get('/:workspace_slug/robots.txt', ({ params }) => robotsTxt(ctx, params.workspace_slug), hidden)
     .post('/:workspace_slug/boards/:board_slug/posts', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'post', body,
-      async (writer, input) => withDone(`${portalPath(params.workspace_slug)}/posts/${(await postAsEndUser(ctx.db, writer, params.board_slug, { title: input.title!, body: input.body })).id}`, 'posted'),
+      async (writer, input) => withDone(portalPostPath(params.workspace_slug, (await postAsEndUser(ctx.db, writer, params.board_slug, { title: input.title!, body: input.body })).id), 'posted'),
       (pc, state) => pages.board(ctx, pc, params.board_slug, {}, state)), Form)
     .post('/:workspace_slug/posts/:post_id/vote', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'vote', body,
       async (writer) => {
         const result = await voteAsEndUser(ctx.db, writer, params.post_id)
-        const back = portalReturnTo(params.workspace_slug, body.return_to, `${portalPath(params.workspace_slug)}/posts/${params.post_id}`)
+        const back = portalReturnTo(params.workspace_slug, body.return_to, portalPostPath(params.workspace_slug, params.post_id))
         return { json: result, location: withDone(back, result.voted ? 'voted' : 'unvoted') }
       },
       (pc, state) => pages.post(ctx, pc, params.post_id, state)), Form)
     .post('/:workspace_slug/posts/:post_id/comments', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'comment', body,
       async (writer, input) => {
         await commentAsEndUser(ctx.db, writer, params.post_id, { body: input.body! })
-        return `${withDone(`${portalPath(params.workspace_slug)}/posts/${params.post_id}`, 'commented')}#comments`
+        return `${withDone(portalPostPath(params.workspace_slug, params.post_id), 'commented')}#comments`
       },
       (pc, state) => pages.post(ctx, pc, params.post_id, state)), Form)
     .post('/:workspace_slug/signout', async ({ params, request, body }) => {

@@ -1,7 +1,8 @@
 import { html, type HtmlValue, type SafeHtml } from '../../lib/html.ts'
 import type { publicWorkspace } from '../public/service.ts'
 import { ASSETS } from './assets.ts'
-import { portalPath, type Visitor } from './session.ts'
+import { portalPath } from './links.ts'
+import type { Visitor } from './session.ts'
 
 export type PortalWorkspace = Awaited<ReturnType<typeof publicWorkspace>>
 

@@ -3,7 +3,7 @@ import { carriesSessionCookie, htmlResponse } from '../../lib/http-headers.ts'
 import type { SafeHtml } from '../../lib/html.ts'
 import { sha256Hex } from '../../lib/secrets.ts'
 import { PUBLIC_CACHE_CONTROL } from '../public/cache.ts'
-import { portalPath } from './session.ts'
+import { portalPath } from './links.ts'
 
 export type Doc = { body: SafeHtml; style: string }
 export type HeaderMap = Record<string, string>

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.ts'
 import { escapeHtml } from '../../lib/html.ts'
 import { PUBLIC_CACHE_CONTROL } from '../public/cache.ts'
 import { publicSitemap } from '../public/service.ts'
-import { portalPath } from './session.ts'
+import { portalPath } from './links.ts'
 
 // Per-portal sitemap and robots.txt. Addresses are absolute under BASE_URL; docs/portal.md says how a
 // custom domain maps onto them.

@@ -6,7 +6,8 @@ import type { PostFilters } from '../posts/queries.ts'
 import { publicBoardPosts, publicPost, publicRoadmap, publicTopPosts, publicWorkspace } from '../public/service.ts'
 import { votedBy } from '../votes/service.ts'
 import type { PageContext, PortalWorkspace } from './layout.ts'
-import { portalPath, type Visitor } from './session.ts'
+import { portalBoardPath, portalPath, portalPostPath } from './links.ts'
+import type { Visitor } from './session.ts'
 import { boardPage, changelogPage, homePage, postPage, roadmapPage, type FormState, type ListState } from './views.ts'
 
 // Every page reads through the public services of the JSON routes (same visibility rules, same queries);
@@ -56,7 +57,7 @@ export async function board(ctx: AppContext, page: PageContext, boardSlug: strin
     status: filters.status || undefined,
     sort: (filters.sort || 'top') as PostFilters['sort'],
   }, { page: filters.page, perPage: PER_PAGE, offset: (filters.page - 1) * PER_PAGE })
-  const base = `${portalPath(portal.workspace.slug)}/boards/${boardSlug}`
+  const base = portalBoardPath(portal.workspace.slug, boardSlug)
   const search = new URLSearchParams(Object.entries({ q: filters.q, status: filters.status, sort: filters.sort, page: filters.page > 1 ? String(filters.page) : '' }).filter(([, value]) => value))
   const returnTo = search.size ? `${base}?${search}` : base
   return boardPage(page, { board: found, list, query: filters, state }, await listState(ctx, page.visitor, list.items.map((post) => post.id), returnTo))
@@ -65,8 +66,8 @@ export async function board(ctx: AppContext, page: PageContext, boardSlug: strin
 /** A post page, or where a merged post now lives. */
 export async function post(ctx: AppContext, page: PageContext, postId: string, state?: FormState) {
   const found = await publicPost(ctx.db, page.portal.workspace.slug, postId)
-  if (found.merged_into) return { redirect: `${portalPath(page.portal.workspace.slug)}/posts/${found.merged_into}` }
-  const here = `${portalPath(page.portal.workspace.slug)}/posts/${found.id}`
+  if (found.merged_into) return { redirect: portalPostPath(page.portal.workspace.slug, found.merged_into) }
+  const here = portalPostPath(page.portal.workspace.slug, found.id)
   return postPage(page, found, await listState(ctx, page.visitor, [found.id], here), state)
 }
 

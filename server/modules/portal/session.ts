@@ -6,6 +6,7 @@ import { enforceRateRules } from '../../plugins/auth.ts'
 import { requestOrigin } from '../../plugins/request.ts'
 import { IDENTIFY_LIMITS } from '../end-users/index.ts'
 import { endUserFromSession, identify, workspaceBySlug, WIDGET_SESSION_SECONDS } from '../end-users/service.ts'
+import { portalPath } from './links.ts'
 
 // A portal visitor is anonymous, or identified by the customer's token (`?sso_token=`) through the same
 // identify service as the widget. The resulting widget session token lives in an HttpOnly cookie scoped to
@@ -23,8 +24,6 @@ export interface Visitor {
 }
 
 const encoder = new TextEncoder()
-
-export const portalPath = (slug: string) => `/portal/${slug}`
 
 export function sessionCookie(ctx: AppContext, slug: string, token: string | null) {
   const attributes = [`Path=${portalPath(slug)}`, 'HttpOnly', 'SameSite=Lax', token ? `Max-Age=${WIDGET_SESSION_SECONDS}` : 'Max-Age=0', ...(ctx.config.secureCookies ? ['Secure'] : [])]

@@ -3,7 +3,7 @@ import type { publicChangelog } from '../changelog/public.ts'
 import type { PostResponseBody } from '../posts/queries.ts'
 import type { publicPost, publicRoadmap } from '../public/service.ts'
 import { layout, truncate, type PageContext } from './layout.ts'
-import { portalPath } from './session.ts'
+import { portalBoardPath, portalChangelogPath, portalPath, portalPostPath } from './links.ts'
 
 type Post = PostResponseBody
 type FullPost = Awaited<ReturnType<typeof publicPost>>
@@ -23,7 +23,7 @@ const KIND_LABEL: Record<string, string> = { planned: 'Planned', in_progress: 'I
 const date = (iso: string) => html`<time datetime="${iso}">${new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })}</time>`
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const badge = (post: { status: string; status_kind: string }) => html`<span class="badge k-${post.status_kind}">${post.status}</span>`
-const postHref = (ctx: PageContext, id: string) => `${portalPath(ctx.portal.workspace.slug)}/posts/${id}`
+const postHref = (ctx: PageContext, id: string) => portalPostPath(ctx.portal.workspace.slug, id)
 const canWrite = (ctx: PageContext) => ctx.visitor !== null || ctx.portal.workspace.settings.allow_anonymous
 
 /** The visible count leads the accessible name ("3 votes. Vote for …"), so what is seen is what is announced. */
@@ -73,7 +73,7 @@ export function homePage(ctx: PageContext, top: Post[], list: ListState) {
 <h1>${workspace.name} feedback</h1>
 <p class="muted">Share ideas, vote on what matters to you, and follow what we are building.</p>
 <section aria-labelledby="boards-heading"><h2 id="boards-heading">Boards</h2>
-${boards.length ? html`<ul class="list">${boards.map((board) => html`<li class="card"><h3><a href="${portalPath(workspace.slug)}/boards/${board.slug}">${board.name}</a></h3>${board.description && html`<p>${board.description}</p>`}<p class="muted">${plural(board.post_count, 'post')}</p></li>`)}</ul>` : html`<p class="muted">No public boards yet.</p>`}
+${boards.length ? html`<ul class="list">${boards.map((board) => html`<li class="card"><h3><a href="${portalBoardPath(workspace.slug, board.slug)}">${board.name}</a></h3>${board.description && html`<p>${board.description}</p>`}<p class="muted">${plural(board.post_count, 'post')}</p></li>`)}</ul>` : html`<p class="muted">No public boards yet.</p>`}
 </section>
 <section aria-labelledby="top-heading"><h2 id="top-heading">Top posts</h2>${postList(ctx, top, list, 'Nothing posted yet.')}</section>`)
 }
@@ -88,7 +88,7 @@ export interface BoardView {
 export function boardPage(ctx: PageContext, view: BoardView, list: ListState) {
   const { workspace, statuses } = ctx.portal
   const { board, query } = view
-  const base = `${portalPath(workspace.slug)}/boards/${board.slug}`
+  const base = portalBoardPath(workspace.slug, board.slug)
   const pageLink = (page: number) => `${base}?${new URLSearchParams({ ...(query.q && { q: query.q }), ...(query.status && { status: query.status }), ...(query.sort && { sort: query.sort }), page: String(page) })}`
   const option = (value: string, label: string, current: string) => html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`
   const { page, total_pages: pages } = view.list
@@ -123,7 +123,7 @@ ${field(state, 'vote', 'email', 'Your e-mail address', (attrs) => html`<input ${
 <p class="muted">Voting again with the same address takes the vote back.</p>
 <div><button class="btn" type="submit">Vote for this idea</button></div></form>`
   return layout(ctx, { title: post.title, description: truncate(post.body || `${post.title}: an idea for ${workspace.name} with ${plural(post.votes, 'vote')}.`, 160), path: here, section: 'post', type: 'article' }, html`
-<nav aria-label="Breadcrumb"><p><a href="${portalPath(workspace.slug)}/boards/${post.board}">${board?.name ?? post.board}</a></p></nav>
+<nav aria-label="Breadcrumb"><p><a href="${portalBoardPath(workspace.slug, post.board)}">${board?.name ?? post.board}</a></p></nav>
 <article class="card">
 <div class="post">${voteControl(ctx, post, list)}<div class="body"><h1>${post.title}</h1>
 <p class="muted">${badge(post)} · ${post.author.name} · ${date(post.created_at)}</p></div></div>
@@ -156,7 +156,7 @@ type Changelog = Awaited<ReturnType<typeof publicChangelog>>
 /** `body_html` is the changelog service's Markdown rendering (raw HTML escaped, only safe links): the one trusted markup. */
 export function changelogPage(ctx: PageContext, changelog: Changelog) {
   const { workspace } = ctx.portal
-  const base = `${portalPath(workspace.slug)}/changelog`
+  const base = portalChangelogPath(workspace.slug)
   const { page, total_pages: pages } = changelog
   return layout(ctx, { title: 'Changelog', description: `What ${workspace.name} has shipped, newest first.`, path: page > 1 ? `${base}?page=${page}` : base, section: 'changelog' }, html`
 <h1>Changelog</h1>
