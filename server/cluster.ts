@@ -6,12 +6,10 @@
 import { totalmem } from 'node:os'
 import type { Config } from './config.ts'
 import type { Logger } from './lib/log.ts'
+import { nextRestartDelay } from './lib/restart.ts'
 
 /** Set in the environment of each supervised process (its index), so it serves instead of supervising. */
 export const PROCESS_INDEX_ENV = 'CHORUS_PROCESS_INDEX'
-
-const RESTART_MIN_MS = 200
-const RESTART_MAX_MS = 30_000
 
 const usesPostgres = (config: Config) => config.databaseUrl !== undefined && /^postgres(ql)?:/.test(config.databaseUrl)
 
@@ -80,8 +78,7 @@ export async function superviseProcesses(count: number, env: Record<string, stri
       onExit(_, code, signal) {
         running.delete(index)
         if (stopping) return
-        // A process that ran a minute is restarted at once; one that keeps dying, ever more slowly.
-        const delay = Date.now() - startedAt > 60_000 ? RESTART_MIN_MS : Math.min((delays.get(index) ?? RESTART_MIN_MS / 2) * 2, RESTART_MAX_MS)
+        const delay = nextRestartDelay(delays.get(index), Date.now() - startedAt)
         delays.set(index, delay)
         log.warn('server process exited; restarting', { process: index, code, signal, in_ms: delay })
         setTimeout(() => { if (!stopping) start(index) }, delay)

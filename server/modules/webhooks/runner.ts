@@ -9,6 +9,7 @@ import postgres from 'postgres'
 import { sql } from 'drizzle-orm'
 import { outboundFor, type AppContext } from '../../context.ts'
 import { describeError } from '../../db/errors.ts'
+import { nextRestartDelay } from '../../lib/restart.ts'
 import { chatQueue } from '../integrations/delivery.ts'
 import { integrationClients } from '../integrations/service.ts'
 import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
@@ -30,8 +31,6 @@ export interface WebhookRunner {
   stop(): Promise<void>
 }
 
-const RESTART_MIN_MS = 200
-const RESTART_MAX_MS = 30_000
 const STOP_WAIT_MS = 5000
 
 export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions = {}): Promise<WebhookRunner> {
@@ -49,7 +48,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
   let lock: postgres.Sql | undefined
   let loop: DeliveryLoop | undefined
   let stopping = false
-  let restartDelay = RESTART_MIN_MS
+  let restartDelay: number | undefined
   let startedAt = 0
   const readyWaiters: { resolve(): void; reject(error: Error): void }[] = []
   let isReady = false
@@ -121,7 +120,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
   }
 
   async function restartLater() {
-    restartDelay = Date.now() - startedAt > 60_000 ? RESTART_MIN_MS : Math.min(restartDelay * 2, RESTART_MAX_MS)
+    restartDelay = nextRestartDelay(restartDelay, Date.now() - startedAt)
     ctx.log.warn('webhook delivery restarting', { in_ms: restartDelay })
     await Bun.sleep(restartDelay)
     if (!stopping) await start()
