@@ -89,8 +89,9 @@ const sessionLookup = compiled('auth_session', (db) => db
   .innerJoin(users, eq(users.id, sessions.userId))
   .where(and(eq(sessions.id, sql.placeholder('sid')), eq(sessions.userId, sql.placeholder('uid')), isNull(sessions.revokedAt), gt(sessions.expiresAt, sql`now()`))))
 
+// Only the key's columns a request uses: this statement runs on every keyed request.
 const keyLookup = compiled('auth_api_key', (db) => db
-  .select({ key: apiKeys, workspace: workspaces })
+  .select({ key: { id: apiKeys.id, name: apiKeys.name, scopes: apiKeys.scopes, keyHash: apiKeys.keyHash, lastUsedAt: apiKeys.lastUsedAt }, workspace: workspaces })
   .from(apiKeys)
   .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
   .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt))))
