@@ -3,7 +3,8 @@
 // database, each server pinned to core 0 and wrk to core 1, 50 connections, in BENCH_ROUNDS (3) rounds
 // of raw then Chorus per route (the median ratio is reported). Then the size test: the
 // same list, search, filters and sorts on a board of 200 posts and on one of 100,000 posts with
-// 1,000,000 votes in the same workspace (seeded with generate_series).
+// 1,000,000 votes in the same workspace (seeded with generate_series). And the two reads' latency at a
+// fixed rate below saturation (bench/open-loop.ts), where wrk's closed loop measures it at saturation.
 // Usage: npm run bench:posts   (needs wrk, taskset and a Postgres at BENCH_POSTGRES_URL).
 import postgres from 'postgres'
 import { openDatabase } from '../server/db/client.ts'
@@ -14,6 +15,7 @@ import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
 import { freePort } from '../test/helpers/ports.ts'
 import { engineEnv } from '../server/cluster.ts'
+import type { OpenLoopResult } from './open-loop.ts'
 import { PAIR_ORDER, runPair, writeSection } from './report.ts'
 
 const admin = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -27,8 +29,10 @@ const bigPosts = Number(process.env.BENCH_POSTS ?? 100_000)
 const votesPerUser = 100
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
 
-/** `compare` (Chorus against the raw server), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
-const phases = (process.env.BENCH_PHASES ?? 'compare,processes,size').split(',')
+/** `compare` (Chorus against the raw server), `rate` (the reads' latency at fixed rates), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
+const phases = (process.env.BENCH_PHASES ?? 'compare,rate,processes,size').split(',')
+/** The rate phase's offered loads, as shares of what the raw server serves at saturation in the same phase. */
+const RATE_SHARES = [0.5, 0.75]
 const name = process.env.BENCH_DATABASE ?? 'bench_posts'
 const server = postgres(admin, { max: 1, onnotice: () => {} })
 await server.unsafe(`drop database if exists ${name} with (force)`)
@@ -140,6 +144,17 @@ function wrk(port: number, load: Load, duration = seconds) {
 
 type Result = ReturnType<typeof wrk>
 
+interface Route { name: string; raw: Load; chorus: Load; write?: boolean }
+
+/** The open-loop generator (bench/open-loop.ts) on core 1: `rate` requests a second due on schedule, at most `connections` in flight. */
+function openLoop(port: number, load: Load, rate: number, duration = seconds): OpenLoopResult {
+  const options = { url: `http://127.0.0.1:${port}${load.path}`, headers: load.headers, rate, seconds: duration, connections }
+  const run = Bun.spawnSync(['taskset', '-c', '1', process.execPath, 'bench/open-loop.ts', JSON.stringify(options)])
+  const line = run.stdout.toString().trim().split('\n').at(-1)
+  if (!line?.startsWith('{')) throw new Error(`open-loop failed:\n${run.stdout.toString()}${run.stderr.toString()}`)
+  return JSON.parse(line) as OpenLoopResult
+}
+
 /**
  * Each server starts from the same database state. The dispatch queue is emptied: the raw baseline
  * writes outbox rows that nobody dispatches, and Chorus's worker would otherwise spend the next run
@@ -219,13 +234,18 @@ try {
   const setup = `wrk -t1 -c${connections} -d${seconds}s (after a 3 s warm-up) on core 1, the server alone on core 0 (taskset), local PostgreSQL 15 on the same two cores, API-key auth.`
   const shared = (start: string) => `Load average ${start} at the start and ${load()} at the end: the load generator, the server and PostgreSQL share this 2-core machine, and on a shared virtual machine figures swing between runs (see the notes), so ratios compare runs made one right after the other.`
 
+  // The two keyed reads goal 1 names, for the compare and the rate phases.
+  const reads: Route[] = [
+    { name: 'GET /boards/ideas/posts?per_page=20&sort=top', raw: { path: '/boards/ideas/posts?per_page=20&sort=top', headers: auth }, chorus: { path: '/api/v1/boards/ideas/posts?per_page=20&sort=top', headers: auth } },
+    { name: 'GET /posts/{id}', raw: { path: `/posts/${smallPostIds[0]}`, headers: auth }, chorus: { path: `/api/v1/posts/${smallPostIds[0]}`, headers: auth } },
+  ]
+
   if (phases.includes('compare')) {
     const loadAtStart = load()
     // The same requests through both servers, one route at a time (raw first, then Chorus).
     const etag = await withServer('chorus', async (port) => (await fetch(`http://127.0.0.1:${port}/api/v1/public/bench/boards/ideas/posts?sort=top`)).headers.get('etag')!)
-    const routes: { name: string; raw: Load; chorus: Load; write?: boolean }[] = [
-      { name: 'GET /boards/ideas/posts?per_page=20&sort=top', raw: { path: '/boards/ideas/posts?per_page=20&sort=top', headers: auth }, chorus: { path: '/api/v1/boards/ideas/posts?per_page=20&sort=top', headers: auth } },
-      { name: 'GET /posts/{id}', raw: { path: `/posts/${smallPostIds[0]}`, headers: auth }, chorus: { path: `/api/v1/posts/${smallPostIds[0]}`, headers: auth } },
+    const routes: Route[] = [
+      ...reads,
       { name: 'GET /public/bench/boards/ideas/posts?sort=top, If-None-Match (304)', raw: { path: '/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } }, chorus: { path: '/api/v1/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } } },
       { name: 'POST /boards/inbox/posts (with its outbox row)', write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' } },
       { name: 'POST /posts/{id}/votes (toggle, 200 posts × 500 voters)', write: true, raw: { method: 'POST', path: '/posts/x/votes', headers: auth, rotate: { prefix: '/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 }, chorus: { method: 'POST', path: '/api/v1/posts/x/votes', headers: auth, rotate: { prefix: '/api/v1/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 } },
@@ -257,6 +277,31 @@ try {
       '',
       '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) | Chorus peak RSS |',
       '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
+
+  if (phases.includes('rate')) {
+    const loadAtStart = load()
+    const rows: string[] = []
+    const ms = (value: number) => `${value.toFixed(1)} ms`
+    for (const route of reads.filter((candidate) => !only || candidate.name.includes(only))) {
+      const capacity = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw).rps))
+      for (const [round, share] of RATE_SHARES.entries()) {
+        const rate = Math.round((capacity * share) / 10) * 10
+        const { raw, chorus } = await runPair(round,
+          () => withServer('raw', (port) => (wrk(port, route.raw, 3), openLoop(port, route.raw, rate))),
+          () => withServer('chorus', (port) => (wrk(port, route.chorus, 3), openLoop(port, route.chorus, rate))))
+        const met = (result: OpenLoopResult) => (result.p99 <= 25 ? 'yes' : 'no')
+        console.log(`${route.name} at ${rate} req/s (${share} of raw's ${capacity.toFixed(0)}): raw p50 ${ms(raw.p50)} p99 ${ms(raw.p99)} max ${ms(raw.max)} | Chorus p50 ${ms(chorus.p50)} p99 ${ms(chorus.p99)} max ${ms(chorus.max)} | errors ${raw.errors}/${chorus.errors}`)
+        rows.push(`| ${route.name} | ${rate} (${Math.round(share * 100)} % of ${capacity.toFixed(0)}) | ${raw.achieved.toFixed(0)} | ${ms(raw.p50)} | ${ms(raw.p99)} | ${ms(raw.max)} | ${chorus.achieved.toFixed(0)} | ${ms(chorus.p50)} | ${ms(chorus.p99)} | ${ms(chorus.max)} | ${met(raw)} / ${met(chorus)}${raw.errors + chorus.errors ? `; errors raw ${raw.errors}, Chorus ${chorus.errors}` : ''} |`)
+      }
+    }
+    await writeSection('Posts: the reads at a fixed rate', [
+      `The compare phase's wrk runs a closed loop: 50 connections each send the next request the moment the last answer arrives, so the server is always saturated and latency is queueing (on average 50 / throughput, by Little's law: 22.8 ms at 2,195 req/s). Here each read is offered at fixed rates below saturation: ${RATE_SHARES.map((share) => `${Math.round(share * 100)} %`).join(' and ')} of what the raw server served under wrk at the start of this phase, to both servers, for ${seconds} s after a 3 s wrk warm-up. The load generator (bench/open-loop.ts, on core 1) sends each request when it is due, with at most ${connections} in flight, and times it from when it was due, so a stall is charged to every request it held back. Server on core 0, PostgreSQL on both cores. ${shared(loadAtStart)}`,
+      '',
+      '| request | offered req/s (share of raw capacity) | raw served | p50 | p99 | max | Chorus served | p50 | p99 | max | p99 ≤ 25 ms (raw / Chorus) |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ])
   }
