@@ -32,7 +32,7 @@ const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
 /** `compare` (Chorus against the raw server), `rate` (the reads' latency at fixed rates), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
 const phases = (process.env.BENCH_PHASES ?? 'compare,rate,processes,size').split(',')
 /** The rate phase's offered loads, as shares of what the raw server serves at saturation in the same phase. */
-const RATE_SHARES = [0.5, 0.75]
+const RATE_SHARES = [0.25, 0.5]
 const name = process.env.BENCH_DATABASE ?? 'bench_posts'
 const server = postgres(admin, { max: 1, onnotice: () => {} })
 await server.unsafe(`drop database if exists ${name} with (force)`)
