@@ -33,6 +33,11 @@ export interface WebhookRunner {
 
 const STOP_WAIT_MS = 5000
 
+/** Stops a loop, giving its attempts in flight a moment to be recorded; past that they are sent again later (at-least-once). */
+const stopLoop = (loop: DeliveryLoop | undefined) => Promise.race([loop?.stop().catch(() => {}), Bun.sleep(STOP_WAIT_MS)])
+/** Closes an owner-lock connection, which releases its lock; an error only means it is closed already. */
+const closeLock = (lock: postgres.Sql | undefined) => lock?.end({ timeout: 1 }).catch(() => {})
+
 export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions = {}): Promise<WebhookRunner> {
   const onPostgres = ctx.database.driver === 'postgres'
   const databaseUrl = options.databaseUrl ?? ctx.config.databaseUrl
@@ -90,7 +95,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
         await ctx.db.execute(lockOwnerSql(owner))
       }
     } catch (error) {
-      await lock?.end({ timeout: 1 }).catch(() => {})
+      await closeLock(lock)
       lock = undefined
       if (stopping) return
       ctx.log.error('webhook delivery could not start', { error: describeError(error) })
@@ -98,7 +103,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     }
     held = true
     // Stopped while taking the lock: `stop` may have run already and found no lock to release.
-    if (stopping) return void (await lock?.end({ timeout: 1 }).catch(() => {}))
+    if (stopping) return void (await closeLock(lock))
     loop = startLoop()
     ctx.log.info('webhook delivery ready', { owner })
     isReady = true
@@ -111,9 +116,8 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     const gone = { owner, lock, loop }
     lock = undefined
     loop = undefined
-    // Its attempts in flight get a moment to be recorded; past that they are sent again later (at-least-once).
-    await Promise.race([gone.loop?.stop().catch(() => {}), Bun.sleep(STOP_WAIT_MS)])
-    await gone.lock?.end({ timeout: 1 }).catch(() => {})
+    await stopLoop(gone.loop)
+    await closeLock(gone.lock)
     // Its claims are free for anyone now; hand them back rather than wait for their leases to lapse.
     await releaseOwner(ctx.db, gone.owner).catch(() => {})
     await restartLater()
@@ -132,10 +136,9 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     ready: () => (isReady ? Promise.resolve() : new Promise<void>((resolve, reject) => readyWaiters.push({ resolve, reject }))),
     async stop() {
       stopping = true
-      // Attempts in flight get a moment to be recorded; anything cut short is sent again later (at-least-once).
-      await Promise.race([loop?.stop(), Bun.sleep(STOP_WAIT_MS)])
+      await stopLoop(loop)
       if (onPostgres) {
-        await lock?.end({ timeout: 1 }).catch(() => {})
+        await closeLock(lock)
       } else if (owner) {
         await ctx.db.execute(sql`select pg_advisory_unlock(${sql.raw(String(LOCK_SPACE))}, ${owner})`).catch(() => {})
       }
