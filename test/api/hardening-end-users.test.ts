@@ -5,8 +5,12 @@ import { eq, sql } from 'drizzle-orm'
 import { seedDemo } from '../../scripts/seed.ts'
 import type { Database } from '../../server/db/client.ts'
 import { idempotencyKeys, posts } from '../../server/db/schema/index.ts'
-import { BASE, TEST_SECRET } from '../helpers/harness.ts'
+import { getConfig } from '../../server/config.ts'
+import { createMailer } from '../../server/lib/mail.ts'
+import { customerToken } from '../helpers/end-users.ts'
+import { BASE, TestClient, TEST_SECRET } from '../helpers/harness.ts'
 import { freshPostgresDatabase, startServerProcess, type ServerProcess } from '../helpers/server-process.ts'
+import { startSmtp, tokenFromMail } from '../helpers/smtp.ts'
 
 describe('idempotency across a crash (real server processes on PostgreSQL)', () => {
   let database: Database
@@ -71,4 +75,107 @@ describe('idempotency across a crash (real server processes on PostgreSQL)', () 
       await server.child.exited
     }, 90_000)
   }
+})
+
+/** A client of a real server process, on BASE's paths. */
+function processClient(port: number, defaults: Record<string, string> = {}) {
+  return new TestClient((request) => {
+    const url = new URL(request.url)
+    return fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body: request.body })
+  }, defaults)
+}
+
+describe('logs carry no e-mail address and no name (finding 7)', () => {
+  test('a full lifecycle on a real server process: none of the addresses or names it used is in its log', async () => {
+    const fresh = await freshPostgresDatabase('chorus_logs', 'The log test')
+    const smtp = await startSmtp()
+    const children = new Set<ReturnType<typeof Bun.spawn>>()
+    try {
+      const server = await startServerProcess({ DATABASE_URL: fresh.url, SECRET_KEY: TEST_SECRET, BASE_URL: BASE, SMTP_URL: smtp.url, LOG_LEVEL: 'debug', WEB_CONCURRENCY: '1', RATE_LIMIT_PER_IP: '100000' }, children)
+      const people = {
+        owner: { email: 'ada.lovelace@owner-logs.example', name: 'Augusta Ada King' },
+        member: { email: 'charles.babbage@member-logs.example', name: 'Charles Babbage' },
+        visitor: { email: 'grace.hopper@visitor-logs.example' },
+        identified: { email: 'katherine.johnson@customer-logs.example', name: 'Katherine Coleman Johnson' },
+      }
+      const signIn = async (client: TestClient, email: string) => {
+        expect((await client.post('/api/v1/auth/magic-link', { email })).status).toBe(200)
+        const verified = await client.post('/api/v1/auth/magic-link/verify', { token: tokenFromMail(await smtp.waitFor(email)) })
+        expect(verified.status).toBe(200)
+        return verified.body as { id: string }
+      }
+      const owner = processClient(server.port)
+      await signIn(owner, people.owner.email)
+      expect((await owner.patch('/api/v1/user/profile', { name: people.owner.name })).status).toBe(200)
+      const slug = 'logs-ws'
+      expect((await owner.post('/api/v1/workspaces', { name: 'Log Test Inc', slug })).status).toBe(201)
+      const team = processClient(server.port, { 'x-workspace': slug })
+      for (const [name, value] of owner.jar) team.jar.set(name, value)
+      expect((await team.post(`/api/v1/workspaces/${slug}/members`, { email: people.member.email, role: 'member' })).status).toBe(201)
+      await smtp.waitFor(people.member.email)
+      const member = processClient(server.port)
+      const memberUser = await signIn(member, people.member.email)
+      expect((await member.patch('/api/v1/user/profile', { name: people.member.name })).status).toBe(200)
+      expect((await member.post(`/api/v1/workspaces/${slug}/members/accept`)).status).toBe(200)
+
+      expect((await team.post(`/api/v1/workspaces/${slug}/boards`, { name: 'Ideas', slug: 'ideas' })).status).toBe(201)
+      const post = await team.post('/api/v1/boards/ideas/posts', { title: 'Dark mode', body: 'Please' })
+      expect(post.status).toBe(201)
+      expect((await team.post(`/api/v1/posts/${post.body.id}/comments`, { body: 'On it' })).status).toBe(201)
+      expect((await team.post(`/api/v1/posts/${post.body.id}/votes`, { email: 'voter.named@vouched-logs.example' })).status).toBe(200)
+
+      // An anonymous visitor writes, then confirms by the link in the e-mail.
+      const visitor = processClient(server.port)
+      const anonymous = await visitor.post(`/api/v1/public/${slug}/posts/${post.body.id}/votes`, { email: people.visitor.email })
+      expect(anonymous.status).toBeLessThan(300)
+      const confirmation = await smtp.waitFor(people.visitor.email)
+      const link = new URL(/https?:\/\/\S+visitors\/confirm\?token=[\w-]+/.exec(confirmation.decoded)![0])
+      expect((await visitor.get(`${link.pathname}${link.search}`)).status).toBe(200)
+
+      // An identified end user with a name and an address in the customer's token.
+      const secret = (await team.post(`/api/v1/workspaces/${slug}/jwt-config`, { algorithm: 'HS256' })).body.secret as string
+      const identified = await visitor.post(`/api/v1/workspaces/${slug}/identify`, { token: await customerToken(secret, { claims: { sub: 'kj-1', ...people.identified } }) })
+      expect(identified.status).toBe(200)
+      expect((await visitor.post(`/api/v1/public/${slug}/posts/${post.body.id}/comments`, { body: 'Me too' }, { headers: { authorization: `Bearer ${identified.body.session_token}` } })).status).toBe(201)
+
+      // Deletion: the member erases their account, the owner deletes the workspace.
+      expect((await team.delete(`/api/v1/workspaces/${slug}/members/${memberUser.id}`)).status).toBe(204)
+      expect((await member.delete('/api/v1/user/account')).status).toBeLessThan(300)
+      expect((await team.delete(`/api/v1/workspaces/${slug}`)).status).toBeLessThan(300)
+      await Bun.sleep(300)
+
+      server.child.kill('SIGTERM')
+      await server.child.exited
+      const log = `${server.stdout()}\n${await server.stderr}`
+      expect(log).toContain('"msg":"email sent"')
+      expect(log).toContain('"msg":"request"')
+      const used = [...Object.values(people).flatMap((person) => Object.values(person)), 'voter.named@vouched-logs.example']
+      for (const value of used) {
+        expect(log.toLowerCase()).not.toContain(value.toLowerCase())
+        // Nor the part before the @, which is often the person's name.
+        if (value.includes('@')) expect(log.toLowerCase()).not.toContain(value.split('@')[0]!.toLowerCase())
+      }
+      expect(log).not.toMatch(/[\w.+-]+@[\w-]+\.[\w.-]+/)
+    } finally {
+      for (const child of children) child.kill('SIGKILL')
+      await smtp.close()
+      await fresh.drop()
+    }
+  }, 120_000)
+
+  test('without SMTP the outbox line names the links only, never the address, subject or text', async () => {
+    const lines: string[] = []
+    const log = { debug: () => {}, warn: () => {}, error: () => {}, info: (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ msg, ...fields })) }
+    const fresh = await freshPostgresDatabase('chorus_outbox_log', 'The outbox log test')
+    try {
+      const mailer = createMailer(getConfig({ SECRET_KEY: TEST_SECRET, BASE_URL: BASE }), fresh.database.db, log)
+      await mailer.send({ to: 'dorothy.vaughan@outbox-logs.example', subject: 'Dorothy Vaughan, sign in', text: 'Hello Dorothy Vaughan: https://chorus.example/auth?token=abc' })
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain('https://chorus.example/auth?token=abc')
+      expect(lines[0]).not.toContain('dorothy')
+      expect(lines[0]).not.toContain('Dorothy')
+    } finally {
+      await fresh.drop()
+    }
+  }, 60_000)
 })
