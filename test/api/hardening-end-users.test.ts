@@ -8,7 +8,9 @@ import { idempotencyKeys, posts } from '../../server/db/schema/index.ts'
 import { getConfig } from '../../server/config.ts'
 import { createMailer } from '../../server/lib/mail.ts'
 import { customerToken } from '../helpers/end-users.ts'
-import { BASE, TestClient, TEST_SECRET } from '../helpers/harness.ts'
+import { boardFixture, workspaceFixture } from '../helpers/fixtures.ts'
+import { BASE, startHarness, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
+import { lastOutboxMail } from '../helpers/session.ts'
 import { freshPostgresDatabase, startServerProcess, type ServerProcess } from '../helpers/server-process.ts'
 import { startSmtp, tokenFromMail } from '../helpers/smtp.ts'
 
@@ -178,4 +180,83 @@ describe('logs carry no e-mail address and no name (finding 7)', () => {
       await fresh.drop()
     }
   }, 60_000)
+})
+
+describe('end-user writes on one harness', () => {
+  let h: Harness
+  beforeAll(async () => (h = await startHarness()), 60_000)
+  afterAll(() => h.close())
+
+  async function publicPost() {
+    const ws = await workspaceFixture(h)
+    await boardFixture(h, ws.id, 'ideas')
+    const created = await ws.owner.post('/api/v1/boards/ideas/posts', { title: 'Dark mode' }, { headers: { 'x-workspace': ws.slug } })
+    expect(created.status).toBe(201)
+    return { ws, post: created.body as { id: string }, votes: `/api/v1/public/${ws.slug}/posts/${created.body.id}/votes` }
+  }
+  const voteCount = async (postId: string) => (await database(h).select({ votes: posts.voteCount }).from(posts).where(eq(posts.id, postId)))[0]!.votes
+  const database = (harness: Harness) => harness.db
+
+  test('a write without the visitor\'s session adds a vote for an address, never removes one (portal and widget)', async () => {
+    const { ws, post, votes } = await publicPost()
+    const owner = h.client()
+    const cast = await owner.post(votes, { email: 'voter@example.com' })
+    expect(cast.body).toEqual({ voted: true, votes: 1, verified: false })
+    const ownSession = cast.headers.get('chorus-session-token')!
+
+    // Someone else types the same (unconfirmed) address: the vote stays, the count too.
+    const stranger = h.client()
+    const again = await stranger.post(votes, { email: 'VOTER@example.com' })
+    expect(again.status).toBe(200)
+    expect(again.body).toEqual({ voted: true, votes: 1, verified: false })
+    expect(await voteCount(post.id)).toBe(1)
+    // The session that write received is not the one that cast the vote: it cannot take it back either.
+    const strangerSession = again.headers.get('chorus-session-token')!
+    expect(strangerSession).not.toBe(ownSession)
+    const withStrangerSession = await h.client({ authorization: `Bearer ${strangerSession}` }).post(votes, {})
+    expect(withStrangerSession.body).toMatchObject({ voted: true, votes: 1 })
+    // The portal's form without a session cookie is the same write path.
+    const portal = await h.client().call('POST', `/portal/${ws.slug}/posts/${post.id}/vote`, { raw: new URLSearchParams({ email: 'voter@example.com' }), headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', origin: BASE } })
+    expect(portal.status).toBe(200)
+    expect(portal.body).toMatchObject({ voted: true, votes: 1 })
+    expect(await voteCount(post.id)).toBe(1)
+
+    // The session that cast it takes it back.
+    const undo = await h.client({ authorization: `Bearer ${ownSession}` }).post(votes, {})
+    expect(undo.body).toMatchObject({ voted: false, votes: 0 })
+    expect(await voteCount(post.id)).toBe(0)
+  })
+
+  test('a confirmed identity takes back a vote whichever session cast it', async () => {
+    const { ws, post, votes } = await publicPost()
+    const cast = await h.client().post(votes, { email: 'confirmer@example.com' })
+    expect(cast.body).toMatchObject({ voted: true, votes: 1 })
+    const claim = await h.client().post(`/api/v1/public/${ws.slug}/visitors`, { email: 'confirmer@example.com' })
+    expect(claim.status).toBe(202)
+    const link = /https?:\/\/\S+visitors\/confirm\?token=[\w-]+/.exec((await lastOutboxMail(h, 'confirmer@example.com')).text)![0]
+    expect((await h.client().get(new URL(link).pathname + new URL(link).search)).status).toBe(200)
+    const polled = await h.client().get(`/api/v1/public/${ws.slug}/visitors/${claim.body.claim_id}`)
+    expect(polled.status).toBe(200)
+    const undo = await h.client({ authorization: `Bearer ${polled.body.session_token}` }).post(votes, {})
+    expect(undo.body).toMatchObject({ voted: false, votes: 0, verified: true })
+    expect(await voteCount(post.id)).toBe(0)
+  })
+
+  test('no part of an e-mail address is shown in public: an anonymous author is "Anonymous", a member without a name "Team member"', async () => {
+    const { ws, post } = await publicPost()
+    const anonymous = await h.client().post(`/api/v1/public/${ws.slug}/boards/ideas/posts`, { title: 'Exports', email: 'visitor1@example.com' })
+    expect(anonymous.status).toBe(201)
+    expect(anonymous.body.author).toMatchObject({ type: 'end_user', name: 'Anonymous', email: null })
+    const read = await h.client().get(`/api/v1/public/${ws.slug}/posts/${post.id}`)
+    expect(read.body.author).toMatchObject({ type: 'member', name: 'Team member', email: null })
+    for (const id of [anonymous.body.id, post.id]) {
+      const page = await h.client().get(`/portal/${ws.slug}/posts/${id}`)
+      expect(page.status).toBe(200)
+      expect(page.body).not.toContain('visitor1')
+      expect(page.body).not.toContain(`owner-${ws.slug}`)
+    }
+    // The team still sees the address.
+    const team = await ws.owner.get(`/api/v1/posts/${anonymous.body.id}`, { headers: { 'x-workspace': ws.slug } })
+    expect(team.body.author).toMatchObject({ email: 'visitor1@example.com' })
+  })
 })

@@ -4,3 +4,7 @@
 -- instead of running the write again, and a request whose lease was taken over cannot commit at all.
 ALTER TABLE "idempotency_keys" ADD COLUMN "holder" text;--> statement-breakpoint
 ALTER TABLE "idempotency_keys" ADD COLUMN "effect_committed_at" timestamp with time zone;
+--> statement-breakpoint
+-- The widget session of an unconfirmed identity that cast a vote: only that session (or the confirmed
+-- identity) may take the vote back; anyone else who types the address can add votes, never remove them.
+ALTER TABLE "votes" ADD COLUMN "cast_by_session" text;
