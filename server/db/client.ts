@@ -4,6 +4,7 @@ import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
+import { markEffectsOnCommit } from './effects.ts'
 import { isConnectionError } from './errors.ts'
 import { workChannel, type ListenForWork } from './work.ts'
 
@@ -52,7 +53,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
     const { migrate: migratePglite } = require('drizzle-orm/pglite/migrator') as typeof import('drizzle-orm/pglite/migrator')
     const location = databaseUrl === undefined ? `${dataDir}/pglite` : databaseUrl.startsWith('file:') ? new URL(databaseUrl).pathname : undefined
     const client = new PGlite(location, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
-    const db = drizzlePglite(client, { logger }) as unknown as Db
+    const db = markEffectsOnCommit(drizzlePglite(client, { logger }) as unknown as Db)
     return {
       db,
       driver: 'pglite',
@@ -76,7 +77,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   // estimated at 10^10) spent 230-370 ms compiling before updating one row.
   const pool = postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus', jit: 'off' } })
   const client = guardTransactions(wrapUnsafe(pool, (unsafe) => postgresJsWorkarounds(preparedStatements(unsafe))))
-  const db = drizzlePostgres(client, { logger }) as unknown as Db
+  const db = markEffectsOnCommit(drizzlePostgres(client, { logger }) as unknown as Db)
   return {
     db,
     driver: 'postgres',

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts'
 import type { Db } from '../db/client.ts'
 import { emailOutbox } from '../db/schema/index.ts'
 import { newId } from './ids.ts'
-import type { Logger } from './log.ts'
+import { logHash, type Logger } from './log.ts'
 
 export interface MailMessage {
   to: string
@@ -41,7 +41,9 @@ export function createMailer(config: Config, db: Db, log: Logger): Mailer {
     async send(message) {
       if (!config.smtpUrl) {
         await db.insert(emailOutbox).values({ id: newId('email'), to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, workspaceId: message.workspaceId ?? null })
-        log.info('email stored in outbox (SMTP_URL is not set)', { to: message.to, subject: message.subject, text: message.text })
+        // The links only (a developer signs in with them); never the address, the subject or the text,
+        // which name people (docs/security.md#end-user-identity).
+        log.info('email stored in outbox (SMTP_URL is not set)', { to: logHash(message.to), workspace_id: message.workspaceId ?? null, links: linksIn(message.text) })
         return
       }
       transport ??= (await import('nodemailer')).createTransport(config.smtpUrl)
@@ -57,10 +59,12 @@ export function createMailer(config: Config, db: Db, log: Logger): Mailer {
         messageId: message.messageId,
         headers: message.headers,
       })
-      log.info('email sent', { to: message.to, subject: message.subject })
+      log.info('email sent', { to: logHash(message.to), workspace_id: message.workspaceId ?? null })
     },
   }
 }
+
+const linksIn = (text: string) => text.match(/https?:\/\/[^\s<>"]+/g) ?? []
 
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 

@@ -2,14 +2,12 @@ import { Elysia } from 'elysia'
 import { perApp, type AppContext } from '../context.ts'
 import type { Role } from '../db/schema/index.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
-import { sha256Hex } from '../lib/secrets.ts'
+import { randomToken, sha256Hex } from '../lib/secrets.ts'
 import { apiKeyAccess, dashboardAccess } from '../lib/subscription.ts'
-import { endUserFromSession, workspaceBySlug } from '../modules/end-users/service.ts'
-import type { EndUserCaller } from '../modules/feedback/actor.ts'
+import { anonymousIdentity, widgetSession, workspaceBySlug, type EndUserCaller } from '../identity/end-users.ts'
 import { accessCookie, carriesKey, isReadScope, sharedCredentialResolvers, OAUTH_ACCESS_PREFIX, readApiKey, type Caller, type Member, type Scope, type ScopedCaller, type SessionUser, type Workspace } from './credentials.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestFingerprint } from './idempotency.ts'
 import { enforceRateLimit } from './rate-limit.ts'
-import { afterAnonymousWrite, anonymousWriter } from '../modules/visitors/service.ts'
 import { requestPlugin } from './request.ts'
 
 export { carriesKey, readApiKey, SCOPES, type Caller, type OAuthCaller, type Scope, type ScopedCaller } from './credentials.ts'
@@ -49,9 +47,18 @@ export type EndUserContext = {
   writerKey: string
   /** An anonymous visitor's (unverified) identity: the response carries its session (`Chorus-Session-Token`). */
   anonymous: EndUserRow | null
+  /** Which of the end user's votes this writer may take back (docs/security.md#end-user-identity). */
+  voteRemoval: VoteRemoval
 }
 
-type EndUserRow = Awaited<ReturnType<typeof anonymousWriter>>
+type EndUserRow = Awaited<ReturnType<typeof anonymousIdentity>>
+
+/**
+ * `any` for a confirmed identity; `session` for an unconfirmed session (only the votes it cast);
+ * `none` without a session: such a write may add a vote for an address, never remove one. `sessionId`
+ * is recorded on the votes cast: for `none`, the id of the session the write's answer carries.
+ */
+export type VoteRemoval = { kind: 'any' } | { kind: 'session' | 'none'; sessionId: string }
 
 /** The response headers of an anonymous write: a session bound to the identity the visitor wrote as. */
 export const SESSION_TOKEN_HEADER = 'chorus-session-token'
@@ -96,24 +103,25 @@ export async function endUserWriter(ctx: AppContext, request: Pick<Request, 'hea
   if (authorization !== null) {
     const token = /^bearer\s+(\S+)$/i.exec(authorization.trim())?.[1]
     if (!token) throw new ApiError('UNAUTHENTICATED', 'Send the session token from identify as `Authorization: Bearer <session_token>`')
-    const endUser = await endUserFromSession(ctx, workspace.id, token)
+    const { endUser, unconfirmedSessionId } = await widgetSession(ctx, workspace.id, token)
     // The widget may repeat the session's own address; any other one is a mistake.
     if (email !== undefined && email.trim().toLowerCase() !== endUser.email) throw invalid(['body', 'email'], 'An identified end user writes as themselves: leave email out')
     await enforceRateLimit(ctx, headers, `public-write:eu:${endUser.id}`, ctx.config.rateLimitPerIp)
-    writer = { workspace, caller: { kind: 'end_user', endUserId: endUser.id }, writerKey: `eu:${endUser.id}`, anonymous: null }
+    const voteRemoval: VoteRemoval = unconfirmedSessionId === null ? { kind: 'any' } : { kind: 'session', sessionId: unconfirmedSessionId }
+    writer = { workspace, caller: { kind: 'end_user', endUserId: endUser.id }, writerKey: `eu:${endUser.id}`, anonymous: null, voteRemoval }
   } else {
     if (!allowsAnonymous(workspace)) throw new ApiError('UNAUTHENTICATED', 'This workspace accepts feedback from identified users only: identify first and send the session token')
     await enforceRateLimit(ctx, headers, `public-write:ip:${clientIp}`, ctx.config.rateLimitPerIp)
     if (email === undefined) throw invalid(['body', 'email'], 'Anonymous visitors give an e-mail address (or identify first)')
     const normalized = email.trim().toLowerCase()
-    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${sha256Hex(normalized)}`, anonymous: null }
+    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${sha256Hex(normalized)}`, anonymous: null, voteRemoval: { kind: 'none', sessionId: randomToken(12) } }
   }
   // A lapsed subscription makes the whole workspace read-only, its public routes included.
   if (dashboardAccess(workspace, new Date(), ctx.config.billing) !== 'full') {
     throw new ApiError('SUBSCRIPTION_INACTIVE', "The workspace's subscription has lapsed: it accepts no new feedback for now")
   }
   if ('email' in writer.caller) {
-    const identity = await anonymousWriter(ctx, workspace, writer.caller.email)
+    const identity = await anonymousIdentity(ctx, workspace.id, writer.caller.email)
     writer = { ...writer, caller: { kind: 'end_user', endUserId: identity.id }, anonymous: identity }
   }
   return writer
@@ -310,15 +318,8 @@ export const authPlugin = perApp((ctx: AppContext) => {
         const writer = await endUserWriter(ctx, request, slug, email, clientIp, set.headers as Record<string, string | number>)
         return { endUser: writer, replay: await idempotencyClaim(request, `${writer.workspace.id}:${writer.writerKey}`, body) }
       },
+      // An anonymous writer's session (SESSION_TOKEN_HEADER) is added by the route, through the visitors module.
       ...idempotencyHooks,
-      async afterHandle(context) {
-        await idempotencyHooks.afterHandle(context)
-        const { endUser, set } = context as unknown as { endUser: EndUserContext; set: { headers: Record<string, string | number> } }
-        if (!endUser.anonymous) return
-        const session = await afterAnonymousWrite(ctx, endUser.workspace, endUser.anonymous)
-        set.headers[SESSION_TOKEN_HEADER] = session.sessionToken
-        set.headers[SESSION_EXPIRES_HEADER] = session.expiresAt.toISOString()
-      },
     },
     rateLimit: (rules: RateRule[]) => ({
       async beforeHandle(context) {

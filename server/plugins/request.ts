@@ -1,3 +1,4 @@
+import { beginRequestEffects } from '../db/effects.ts'
 import { Elysia, type AnyElysia } from 'elysia'
 import { perApp, type AppContext } from '../context.ts'
 import { ApiError, invalid } from '../errors.ts'
@@ -159,6 +160,8 @@ export const requestPlugin = perApp((ctx: AppContext) => {
   const jsonHook = ({ request }: { request: Request }, contentType: string) => parseBody(ctx, request, contentType)
   jsonHooks.add(jsonHook)
   const plugin = new Elysia({ name: 'request' })
+    // Synchronous, so the store it starts is the one the rest of the request runs in (server/db/effects.ts).
+    .onRequest(() => beginRequestEffects())
     .onRequest(async ({ request, set, server }) => {
       const id = newId('request')
       const ip = clientIp(request, server)

@@ -78,7 +78,7 @@ describe('public reads: happy paths', () => {
     expect(titles(res.body.items)).toEqual(['CSV export', 'Dark mode', 'Keyboard shortcuts'])
     const dark = res.body.items.find((p: any) => p.id === ids.dark)
     expect(dark).toMatchObject({ board: 'ideas', status: 'Planned', status_kind: 'planned', labels: ['ux'], votes: 3, comment_count: 2, merged_into: null, owner_user_id: null })
-    expect(dark.author).toEqual({ type: 'end_user', id: expect.stringMatching(/^eu_/), name: 'ada', email: null })
+    expect(dark.author).toEqual({ type: 'end_user', id: expect.stringMatching(/^eu_/), name: 'Anonymous', email: null })
 
     const paged = await anon.get(`${base()}/boards/ideas/posts?limit=2&page=2&sort=new`)
     expect(paged.body).toMatchObject({ page: 2, per_page: 2, total: 3, total_pages: 2 })
@@ -95,8 +95,8 @@ describe('public reads: happy paths', () => {
     expect(res.body).toMatchObject({ id: ids.dark, title: 'Dark mode', comment_count: 2, votes: 3, owner_user_id: null })
     expect(res.body.comments.map((c: any) => c.body)).toEqual(['Me too', 'On the roadmap'])
     expect(res.body.comments.map((c: any) => c.author.type)).toEqual(['end_user', 'member'])
-    // A member without a name is known by e-mail; in public only the part before the @ shows.
-    expect(res.body.comments[1].author.name).toBe(`owner-${ws.slug}`)
+    // A member without a name is known by e-mail; in public no part of it shows (docs/security.md#end-user-identity).
+    expect(res.body.comments[1].author.name).toBe('Team member')
     expect(res.body.comments.every((c: any) => c.internal === false && c.author.email === null)).toBe(true)
   })
 

@@ -11,6 +11,8 @@ export interface ServerProcess {
   port: number
   /** Everything it writes to stderr, once it has exited. */
   stderr: Promise<string>
+  /** Everything it has written to stdout so far (its info and debug log lines). */
+  stdout(): string
 }
 
 /** Starts the server with `env` added to this process's; resolves once its webhook delivery is ready. */
@@ -32,8 +34,10 @@ export async function startServerProcess(env: Record<string, string>, children?:
   }
   const port = JSON.parse(output.split('\n').find((line) => line.includes('chorus listening'))!).port as number
   // Keep draining both pipes so a full one never blocks the child.
-  void (async () => { while (!(await reader.read()).done); })().catch(() => {})
-  return { child, port, stderr: new Response(child.stderr).text() }
+  void (async () => {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) output += new TextDecoder().decode(chunk.value)
+  })().catch(() => {})
+  return { child, port, stderr: new Response(child.stderr).text(), stdout: () => output }
 }
 
 export const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'

@@ -1037,7 +1037,7 @@ export interface paths {
         put?: never;
         /**
          * Toggle the end user's vote
-         * @description Answers `{voted, votes}`. Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A post on a private board is 404; a merged post is 409.
+         * @description Answers `{voted, votes}`. Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A write without a session may add a vote for an address but never remove one (the answer then says `voted: true` and nothing changes); a session minted for an unconfirmed address removes only the votes it cast; a confirmed identity removes any of its votes. A post on a private board is 404; a merged post is 409.
          */
         post: operations["togglePublicVote"];
         delete?: never;

@@ -177,6 +177,8 @@ export const votes = pgTable('votes', {
   postId: text('post_id').notNull().references(() => posts.id, { onDelete: 'cascade' }),
   userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
   endUserId: text('end_user_id').references(() => endUsers.id, { onDelete: 'cascade' }),
+  /** The unconfirmed widget session that cast it (`sid`): only it may take the vote back (docs/security.md#end-user-identity). */
+  castBySession: text('cast_by_session'),
   createdAt: createdAt(),
 }, (table) => [
   uniqueIndex('votes_post_user_key').on(table.postId, table.userId),

@@ -68,6 +68,10 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   responseBody: jsonb('response_body'),
   createdAt: createdAt(),
   completedAt: at('completed_at'),
+  /** Who holds the key now: set by each claim and take-over; only the holder's transactions may commit. */
+  holder: text('holder'),
+  /** Set in the transaction that committed the request's effect: a retry then never runs it again. */
+  effectCommittedAt: at('effect_committed_at'),
 }, (table) => [primaryKey({ columns: [table.scope, table.key] })])
 
 /** Billing-provider events already applied, so a redelivered event is a no-op. */

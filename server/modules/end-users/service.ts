@@ -1,23 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm'
-import { decodeJwt, type JWTPayload } from 'jose'
+import { sql } from 'drizzle-orm'
+import type { JWTPayload } from 'jose'
 import type { AppContext } from '../../context.ts'
-import { endUsers, workspaces } from '../../db/schema/index.ts'
-import { ApiError, conflict, invalid, notFound } from '../../errors.ts'
+import { endUsers } from '../../db/schema/index.ts'
+import { conflict, invalid } from '../../errors.ts'
+import { mintWidgetSession, workspaceBySlug } from '../../identity/end-users.ts'
 import { newId } from '../../lib/ids.ts'
-import { signJwt, verifyJwt } from '../../lib/jwt.ts'
 import { findJwtConfig } from '../jwt-config/service.ts'
 import { verifyCustomerToken } from '../jwt-config/verify.ts'
-
-/** Widget session tokens: their own `typ`, audience and derived key, so no other token kind passes for one (nor the reverse). */
-export const WIDGET_SESSION_TYP = 'chorus-widget+jwt'
-export const WIDGET_SESSION_AUDIENCE = 'chorus:widget'
-export const WIDGET_SESSION_SECONDS = 24 * 3600
-
-export async function workspaceBySlug(ctx: AppContext, slug: string) {
-  const [workspace] = await ctx.db.select().from(workspaces).where(eq(workspaces.slug, slug))
-  if (!workspace) throw notFound('Workspace')
-  return workspace
-}
 
 type Profile = { email?: string | null; name?: string | null; avatarUrl?: string | null; company?: string | null }
 
@@ -56,48 +45,3 @@ export async function identify(ctx: AppContext, workspaceSlug: string, token: st
   return { endUser: row!, ...(await mintWidgetSession(ctx, workspace.id, row!)) }
 }
 
-/**
- * A 24-hour widget session for an end user. One minted while the identity is unverified carries `uv`:
- * it stops working once the address is confirmed, so a session handed to whoever first typed the
- * address never turns into a session of the confirmed customer.
- */
-export async function mintWidgetSession(ctx: AppContext, workspaceId: string, endUser: { id: string; verifiedAt: Date | null }) {
-  const sessionToken = await signJwt({
-    key: ctx.keys.widgetSession,
-    issuer: ctx.config.baseUrl,
-    audience: WIDGET_SESSION_AUDIENCE,
-    typ: WIDGET_SESSION_TYP,
-    subject: endUser.id,
-    expiresInSeconds: WIDGET_SESSION_SECONDS,
-    claims: endUser.verifiedAt ? { ws: workspaceId } : { ws: workspaceId, uv: true },
-  })
-  return { sessionToken, expiresAt: new Date(decodeJwt(sessionToken).exp! * 1000) }
-}
-
-/** The end user behind a widget session token of this workspace; 401 for any other token. */
-export async function endUserFromSession(ctx: AppContext, workspaceId: string, token: string) {
-  const claims = await verifyJwt(token, ctx.keys.widgetSession, ctx.config.baseUrl, WIDGET_SESSION_AUDIENCE, WIDGET_SESSION_TYP)
-  if (!claims) throw new ApiError('UNAUTHENTICATED', 'The session token is invalid or expired: call identify again (API keys and dashboard tokens do not work here)')
-  if (claims.ws !== workspaceId) throw new ApiError('UNAUTHENTICATED', 'This session token belongs to another workspace')
-  const [row] = await ctx.db.select().from(endUsers).where(and(eq(endUsers.id, claims.sub!), eq(endUsers.workspaceId, workspaceId)))
-  if (!row) throw new ApiError('UNAUTHENTICATED', 'The end user of this session no longer exists: call identify again')
-  if (claims.uv === true && row.verifiedAt) throw new ApiError('UNAUTHENTICATED', 'This e-mail address was confirmed since this session began: confirm it by e-mail (POST /public/{workspace_slug}/visitors) for a new session')
-  return row
-}
-
-/**
- * The end user of an optional `Authorization: Bearer <session token>` on a public read (to personalise
- * it). Reads never fail on a credential: a missing, malformed, expired or foreign token (or an API key)
- * reads the anonymous view, whose missing `voted` tells the widget to drop its token.
- */
-export async function sessionViewer(ctx: AppContext, workspaceSlug: string, authorization: string | null) {
-  const token = authorization === null ? undefined : /^bearer\s+(\S+)$/i.exec(authorization.trim())?.[1]
-  if (!token) return null
-  const workspace = await workspaceBySlug(ctx, workspaceSlug)
-  try {
-    return (await endUserFromSession(ctx, workspace.id, token)).id
-  } catch (error) {
-    if (error instanceof ApiError) return null
-    throw error
-  }
-}

@@ -19,10 +19,10 @@ export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: s
   return getPost(db, writer.workspace.id, created.id, { publicView: true })
 }
 
-/** Toggles the writer's vote on a public post: `{voted, votes}`. */
+/** Toggles the writer's vote on a public post: `{voted, votes}`; a vote this writer may not take back stays cast (`voteRemoval`). */
 export async function voteAsEndUser(db: Db, writer: EndUserContext, postId: string) {
   await getPost(db, writer.workspace.id, postId, { publicView: true })
-  return votes.toggleVote(db, writer.workspace.id, writer.caller, postId, {})
+  return votes.toggleVote(db, writer.workspace.id, writer.caller, postId, {}, writer.voteRemoval)
 }
 
 /** A public (never internal) comment on a public post. */

@@ -4,6 +4,7 @@ import { authPlugin } from '../../plugins/auth.ts'
 import { CommentResponse } from '../comments/model.ts'
 import { PostResponse } from '../posts/model.ts'
 import { VoteToggleResponse } from '../votes/model.ts'
+import { answerAnonymousWrite } from '../visitors/service.ts'
 import { commentAsEndUser, postAsEndUser, voteAsEndUser } from './write-service.ts'
 import { PublicCommentCreate, PublicPostCreate, PublicVoteToggle } from './model.ts'
 import { PublicBoardParams, PublicPostParams } from '../../lib/schema.ts'
@@ -17,6 +18,7 @@ export const publicWritesModule = (ctx: AppContext) =>
     .use(authPlugin(ctx))
     .post('/boards/:board_slug/posts', async ({ endUser, params, body, set }) => {
       const post = await postAsEndUser(ctx.db, endUser, params.board_slug, body)
+      await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       set.status = 201
       return post
     }, {
@@ -26,17 +28,20 @@ export const publicWritesModule = (ctx: AppContext) =>
       response: { 201: PostResponse },
       detail: { operationId: 'createPublicPost', tags, summary: 'Post feedback as an end user (raises `post.created`)', description: `${WHO} A private board is 404.` },
     })
-    .post('/posts/:post_id/votes', async ({ endUser, params }) => {
-      return voteAsEndUser(ctx.db, endUser, params.post_id)
+    .post('/posts/:post_id/votes', async ({ endUser, params, set }) => {
+      const result = await voteAsEndUser(ctx.db, endUser, params.post_id)
+      await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
+      return result
     }, {
       endUser: true,
       params: PublicPostParams,
       body: PublicVoteToggle,
       response: { 200: VoteToggleResponse },
-      detail: { operationId: 'togglePublicVote', tags, summary: 'Toggle the end user\'s vote', description: `Answers \`{voted, votes}\`. ${WHO} A post on a private board is 404; a merged post is 409.` },
+      detail: { operationId: 'togglePublicVote', tags, summary: 'Toggle the end user\'s vote', description: `Answers \`{voted, votes}\`. ${WHO} A write without a session may add a vote for an address but never remove one (the answer then says \`voted: true\` and nothing changes); a session minted for an unconfirmed address removes only the votes it cast; a confirmed identity removes any of its votes. A post on a private board is 404; a merged post is 409.` },
     })
     .post('/posts/:post_id/comments', async ({ endUser, params, body, set }) => {
       const comment = await commentAsEndUser(ctx.db, endUser, params.post_id, body)
+      await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       set.status = 201
       return comment
     }, {

@@ -1,22 +1,18 @@
-import { and, eq, isNull, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, eq, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
-import { isTransaction, type Db, type Tx } from '../../db/client.ts'
-import { compiled } from '../../db/compiled.ts'
+import type { Db, Tx } from '../../db/client.ts'
 import { apiKeys, endUsers, users } from '../../db/schema/index.ts'
 import { invalid, notFound } from '../../errors.ts'
-import { newId } from '../../lib/ids.ts'
+import { endUserByEmail, type EndUserCaller } from '../../identity/end-users.ts'
 import type { Caller } from '../../plugins/auth.ts'
+
+// Defined with end-user identity (server/identity/end-users.ts); re-exported for the feedback services.
+export { endUserByEmail, type EndUserCaller }
 
 export interface OnBehalf {
   email?: string
   end_user_id?: string
 }
-
-/**
- * An end user writing through the public routes: identified by a widget session (`endUserId`) or
- * anonymous by e-mail (resolved, or created, inside the write's transaction).
- */
-export type EndUserCaller = { kind: 'end_user'; endUserId: string } | { kind: 'end_user'; email: string }
 
 /** Whoever calls a feedback write: a key, a member session, or an end user on the public routes. */
 export type FeedbackCaller = Caller | EndUserCaller
@@ -27,26 +23,6 @@ export type Actor =
   | { kind: 'end_user'; endUserId: string; name: string | null; verified: boolean }
   | { kind: 'api_key'; keyId: string; name: string }
 
-const param = sql.placeholder
-const insertAnonymousEndUser = compiled('insert_anonymous_end_user', (db) =>
-  db.insert(endUsers).values({ id: param('id'), workspaceId: param('workspaceId'), email: param('email'), verifiedAt: sql`case when ${param('vouched')}::boolean then now() end` })
-    .onConflictDoNothing({ target: [endUsers.workspaceId, endUsers.email], where: sql`external_id is null` }))
-const anonymousEndUser = compiled('anonymous_end_user', (db) =>
-  db.select().from(endUsers).where(and(eq(endUsers.workspaceId, param('workspaceId')), eq(endUsers.email, param('email')), isNull(endUsers.externalId))))
-
-/**
- * The anonymous end user of an address, created when new. `vouched`: a member or key names it, so the
- * workspace stands behind it and a new identity starts verified; a visitor's own address starts unverified.
- */
-export async function endUserByEmail(db: Db | Tx, workspaceId: string, rawEmail: string, vouched = false) {
-  const email = rawEmail.trim().toLowerCase()
-  const insert = () => insertAnonymousEndUser(db).execute({ id: newId('endUser'), workspaceId, email, vouched })
-  const read = () => anonymousEndUser(db).execute({ workspaceId, email })
-  // In a transaction both go out together (pipelined on PostgreSQL, the read after the insert on the same
-  // connection); on the pool they could run on two connections at once, so there the read waits.
-  const [row] = isTransaction(db) ? (await Promise.all([insert(), read()]))[1] : (await insert(), await read())
-  return row!
-}
 
 /**
  * The actor of a write: the end user named by `end_user_id` or `email` (an unknown e-mail creates an
@@ -111,7 +87,7 @@ export interface AuthorResponse {
   email: string | null
 }
 
-/** `publicView` hides e-mail addresses (portal and widget). */
+/** `publicView` hides e-mail addresses, and every part of one (portal and widget). */
 export function toAuthor(row: AuthorRow, publicView = false): AuthorResponse {
   const email = (value: string | null) => (publicView ? null : value)
   if (row.authorUserId) return { type: 'member', id: row.authorUserId, name: publicView ? publicName(row.authorUserName, row.authorUserEmail, 'Team member') : row.authorUserName ?? 'Team member', email: email(row.authorUserEmail) }
@@ -120,8 +96,10 @@ export function toAuthor(row: AuthorRow, publicView = false): AuthorResponse {
   return { type: 'deleted', id: null, name: 'Deleted user', email: null }
 }
 
-/** In public, someone known only by e-mail (an anonymous end user, a member without a name) shows the part before the @. */
+/**
+ * In public, a name someone chose, else the fallback ("Anonymous", "Team member"): never the address
+ * nor its local part, which is often the person's name (docs/security.md#end-user-identity).
+ */
 function publicName(name: string | null, email: string | null, fallback: string) {
-  if (name && name !== email) return name
-  return email?.split('@')[0] ?? fallback
+  return name && name !== email && !name.includes('@') ? name : fallback
 }

@@ -15,7 +15,7 @@ import { formAllowed, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf 
 import { htmlPage, portalReturnTo, seeOther, withDone, type Doc, type HeaderMap } from './respond.ts'
 import { robotsTxt, sitemapXml } from './seo.ts'
 import { notFoundPage } from './views.ts'
-import { afterAnonymousWrite } from '../visitors/service.ts'
+import { afterAnonymousWrite, sessionIdOf } from '../visitors/service.ts'
 
 const NOTICES: Record<string, string> = {
   posted: 'Thank you! Your idea is posted.',
@@ -114,7 +114,7 @@ export const portalModule = (ctx: AppContext) => {
       let location = typeof outcome === 'string' ? outcome : outcome.location
       if (writer.anonymous) {
         // The visitor keeps a session for the (still unconfirmed) address they wrote as, like the widget's header.
-        const session = await afterAnonymousWrite(ctx, writer.workspace, writer.anonymous)
+        const session = await afterAnonymousWrite(ctx, writer.workspace, writer.anonymous, sessionIdOf(writer))
         headers['set-cookie'] = sessionCookie(ctx, slug, session.sessionToken)
         if (!writer.anonymous.verifiedAt) location = withParam(location, 'confirm', 'email')
       }

@@ -5,7 +5,8 @@ import { cookieValue } from '../../lib/http-headers.ts'
 import { enforceRateRules } from '../../plugins/auth.ts'
 import { requestOrigin } from '../../plugins/request.ts'
 import { IDENTIFY_LIMITS } from '../end-users/index.ts'
-import { endUserFromSession, identify, workspaceBySlug, WIDGET_SESSION_SECONDS } from '../end-users/service.ts'
+import { endUserFromSession, workspaceBySlug, WIDGET_SESSION_SECONDS } from '../../identity/end-users.ts'
+import { identify } from '../end-users/service.ts'
 import { portalPath } from './links.ts'
 
 // A portal visitor is anonymous, or identified by the customer's token (`?sso_token=`) through the same

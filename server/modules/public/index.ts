@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { authPlugin, type RateRule } from '../../plugins/auth.ts'
-import { sessionViewer } from '../end-users/service.ts'
+import { sessionViewer } from '../../identity/end-users.ts'
 import { PagingQuery } from '../../lib/paging-schema.ts'
 import type { AppContext } from '../../context.ts'
 import { readPage } from '../../lib/paging.ts'

@@ -6,10 +6,11 @@ import { describeError } from '../../db/errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { withWorkspaceLogo } from '../../lib/mail.ts'
 import { randomToken, sha256Hex } from '../../lib/secrets.ts'
-import { endUserByEmail } from '../feedback/actor.ts'
+import { endUserByEmail } from '../../identity/end-users.ts'
+import { SESSION_EXPIRES_HEADER, SESSION_TOKEN_HEADER, type EndUserContext } from '../../plugins/auth.ts'
 import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
-import { mintWidgetSession, workspaceBySlug } from '../end-users/service.ts'
+import { mintWidgetSession, workspaceBySlug } from '../../identity/end-users.ts'
 import { toEndUserResponse } from '../end-users/model.ts'
 
 type Workspace = typeof workspaces.$inferSelect
@@ -52,30 +53,29 @@ async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: 
 }
 
 /**
- * The identity an anonymous write acts as. A confirmed address without its session is refused: anyone
- * can type an address, only its owner can click the link.
- */
-export async function anonymousWriter(ctx: AppContext, workspace: Workspace, email: string) {
-  const endUser = await endUserByEmail(ctx.db, workspace.id, email)
-  if (endUser.verifiedAt) {
-    throw new ApiError('UNAUTHENTICATED', 'This e-mail address is confirmed: send its session token, or confirm by e-mail first (POST /public/{workspace_slug}/visitors sends a one-click link)')
-  }
-  return endUser
-}
-
-/**
  * After an accepted anonymous write: a session bound to the (unverified) identity for the response
  * headers, and the confirmation e-mail at most once a day. A mail failure does not undo the write.
  */
-export async function afterAnonymousWrite(ctx: AppContext, workspace: Workspace, endUser: EndUser) {
+export async function afterAnonymousWrite(ctx: AppContext, workspace: Workspace, endUser: EndUser, sessionId?: string) {
   const [due] = await ctx.db.update(endUsers).set({ confirmationSentAt: sql`now()` })
     .where(and(eq(endUsers.id, endUser.id), isNull(endUsers.verifiedAt), or(isNull(endUsers.confirmationSentAt), lt(endUsers.confirmationSentAt, sql`now() - ${RESEND_AFTER}`))))
     .returning({ id: endUsers.id })
   if (due) {
     await sendConfirmation(ctx, workspace, endUser, false).catch((error) => ctx.log.warn('visitor confirmation e-mail not sent', { endUserId: endUser.id, error: describeError(error) }))
   }
-  return mintWidgetSession(ctx, workspace.id, endUser)
+  return mintWidgetSession(ctx, workspace.id, endUser, sessionId)
 }
+
+/** After an anonymous write on a JSON route: its session in the response headers (`Chorus-Session-Token`). */
+export async function answerAnonymousWrite(ctx: AppContext, writer: EndUserContext, headers: Record<string, string | number>) {
+  if (!writer.anonymous) return
+  const session = await afterAnonymousWrite(ctx, writer.workspace, writer.anonymous, sessionIdOf(writer))
+  headers[SESSION_TOKEN_HEADER] = session.sessionToken
+  headers[SESSION_EXPIRES_HEADER] = session.expiresAt.toISOString()
+}
+
+/** The id of the session an anonymous write's answer carries (recorded on the votes it cast). */
+export const sessionIdOf = (writer: EndUserContext) => (writer.voteRemoval.kind === 'any' ? undefined : writer.voteRemoval.sessionId)
 
 /** `POST /visitors`: a claim for the address, answered by polling once its link is clicked. */
 export async function startClaim(ctx: AppContext, slug: string, email: string) {

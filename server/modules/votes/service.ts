@@ -8,11 +8,16 @@ import { recordEvent } from '../../events/outbox.ts'
 import { isUnverifiedEndUser, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { envelope, totalOf, type Page } from '../../lib/paging.ts'
+import type { VoteRemoval } from '../../plugins/auth.ts'
 
 const param = sql.placeholder
 const deleteMemberVote = compiled('delete_member_vote', (db) => db.delete(votes).where(and(eq(votes.postId, param('postId')), eq(votes.userId, param('voterId')))).returning())
 const deleteEndUserVote = compiled('delete_end_user_vote', (db) => db.delete(votes).where(and(eq(votes.postId, param('postId')), eq(votes.endUserId, param('voterId')))).returning())
-const insertVote = compiled('insert_vote', (db) => db.insert(votes).values({ id: param('id'), workspaceId: param('workspaceId'), postId: param('postId'), userId: param('userId'), endUserId: param('endUserId') }))
+const insertVote = compiled('insert_vote', (db) => db.insert(votes).values({ id: param('id'), workspaceId: param('workspaceId'), postId: param('postId'), userId: param('userId'), endUserId: param('endUserId'), castBySession: param('castBySession') }))
+const endUserVote = compiled('end_user_vote', (db) => db.select({ castBySession: votes.castBySession }).from(votes).where(and(eq(votes.postId, param('postId')), eq(votes.endUserId, param('voterId')))))
+
+// Who may take an end user's vote back: VoteRemoval (plugins/auth.ts); members and keys always may.
+const ANY: VoteRemoval = { kind: 'any' }
 const addToVoteCount = compiled('add_to_vote_count', (db) =>
   db.update(posts).set({ voteCount: sql`${posts.voteCount} + ${param('change')}::int` }).where(eq(posts.id, param('postId'))).returning({ votes: posts.voteCount }))
 
@@ -20,7 +25,7 @@ const addToVoteCount = compiled('add_to_vote_count', (db) =>
  * Toggles the voter's vote. The insert-or-delete and the counter update run in one transaction on the
  * post's locked row, so concurrent toggles keep `vote_count` equal to the number of vote rows.
  */
-export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCaller, postId: string, onBehalf: OnBehalf) {
+export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCaller, postId: string, onBehalf: OnBehalf, removal: VoteRemoval = ANY) {
   if (caller.kind === 'api_key' && onBehalf.email === undefined && onBehalf.end_user_id === undefined) {
     throw invalid(['body', 'email'], 'With an API key, name the voter with email or end_user_id')
   }
@@ -36,11 +41,18 @@ export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCa
     const userId = actor.kind === 'member' ? actor.userId : null
     const endUserId = actor.kind === 'end_user' ? actor.endUserId : null
 
+    const verified = actor.kind !== 'end_user' || actor.verified
+    const castBySession = removal.kind === 'any' ? null : removal.sessionId
+    if (removal.kind !== 'any' && endUserId) {
+      // A vote this writer may not take back stays cast: the answer says so, and nothing changes.
+      const [existing] = await endUserVote(tx).execute({ postId, voterId: endUserId })
+      if (existing && (removal.kind === 'none' || existing.castBySession !== castBySession)) return { voted: true, votes: locked.value.voteCount, verified }
+    }
     const [removed] = await (userId ? deleteMemberVote : deleteEndUserVote)(tx).execute({ postId, voterId: userId ?? endUserId })
     const voteId = removed?.id ?? newId('vote')
     // The new vote and the counter go out together (pipelined on PostgreSQL, see createPost).
     const [, [updated]] = await Promise.all([
-      removed ? undefined : insertVote(tx).execute({ id: voteId, workspaceId, postId, userId, endUserId }),
+      removed ? undefined : insertVote(tx).execute({ id: voteId, workspaceId, postId, userId, endUserId, castBySession }),
       addToVoteCount(tx).execute({ postId, change: removed ? -1 : 1 }),
     ])
     const voted = !removed
@@ -48,7 +60,7 @@ export async function toggleVote(db: Db, workspaceId: string, caller: FeedbackCa
       vote: { id: voteId, post_id: postId, voter: actor.kind === 'member' ? { type: 'member', id: actor.userId } : { type: 'end_user', id: (actor as { endUserId: string }).endUserId } },
       votes: updated!.votes,
     })
-    return { voted, votes: updated!.votes, verified: actor.kind !== 'end_user' || actor.verified }
+    return { voted, votes: updated!.votes, verified }
   })
 }
 
