@@ -1,6 +1,6 @@
 // Changelog mail: publishing writes one `changelog_emails` row per (entry, end user) in its own
 // transaction (the primary key makes a second publish or a retried request a no-op), and the sender
-// below delivers those rows after commit, from the notification mailer's loop, with leases and backoff.
+// below delivers those rows after commit, from the background mailer (server/background/mailer.ts), with leases and backoff.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { BackgroundContext } from '../../background/context.ts'
 import type { MailQueue } from '../../background/mailer.ts'
