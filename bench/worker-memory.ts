@@ -51,7 +51,7 @@ try {
   const results = new Map<Variant, number[]>(VARIANTS.map((variant) => [variant, []]))
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 ? [...VARIANTS].reverse() : VARIANTS) {
-      const child = Bun.spawn(['bun', 'bench/worker-memory.ts', 'child', variant], { cwd: new URL('..', import.meta.url).pathname, env: { ...process.env, ...engineEnv(process.env), DATABASE_URL: bench.url }, stdout: 'pipe', stderr: 'inherit' })
+      const child = Bun.spawn([process.execPath, 'bench/worker-memory.ts', 'child', variant], { cwd: new URL('..', import.meta.url).pathname, env: { ...process.env, ...engineEnv(process.env), DATABASE_URL: bench.url }, stdout: 'pipe', stderr: 'inherit' })
       const line = JSON.parse((await new Response(child.stdout).text()).trim().split('\n').at(-1)!) as { rss: number }
       results.get(variant)!.push(line.rss)
       console.log({ round, variant, rss: line.rss.toFixed(1) })
