@@ -67,7 +67,7 @@ const reset = () => { received = new Map(); duplicates = 0 }
 /** Starts the Chorus server or the raw deliverer on core 0; resolves once it is ready to deliver. */
 async function startDeliverer(kind: 'chorus' | 'raw') {
   const command = kind === 'chorus' ? ['bun', 'server/index.ts'] : ['bun', 'bench/raw-webhooks.ts']
-  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_KEY: '100000000', RATE_LIMIT_PER_IP: '100000000', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
+  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
   const child = Bun.spawn(['taskset', '-c', '0', ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
   let output = ''
