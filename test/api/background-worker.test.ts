@@ -33,10 +33,11 @@ beforeAll(async () => {
   // `background` is the same object, so the app's /health sees the supervisor's state.
   background = startBackground({ ...h.ctx, log, config: { ...h.ctx.config, databaseUrl: h.databaseUrl } })
   await background.ready()
-}, 60_000)
+  // Migrating the embedded database for a test file took 70-90 s on a machine shared by eight agents.
+}, 180_000)
 afterAll(async () => {
   await background?.stop()
-  await h.close()
+  await h?.close()
 })
 
 const newPost = async (title: string) => {
