@@ -11,7 +11,6 @@
 // behind it, as behind any transaction); if the worker dies meanwhile, `workerGone` rolls it back.
 // Measured against running the loops in the main thread: BENCHMARKS.md ("Notes: background work in a worker thread").
 import type { PGlite } from '@electric-sql/pglite'
-import { drizzle } from 'drizzle-orm/pglite'
 import type { Database, Db } from '../db/client.ts'
 import { workChannel, type WorkQueue, type WorkTable } from '../db/work.ts'
 
@@ -127,6 +126,9 @@ export function bridgedDatabase(post: (request: BridgeRequest) => void) {
       return result
     },
   }
+  // Loaded only here, as in server/db/client.ts: drizzle's PGlite session imports PGlite's engine code, which
+  // neither thread of a PostgreSQL process should load.
+  const { drizzle } = require('drizzle-orm/pglite') as typeof import('drizzle-orm/pglite')
   const db = drizzle({ client: client as never }) as unknown as Db
   const database: Pick<Database, 'db' | 'driver' | 'listenForWork'> = {
     db,
