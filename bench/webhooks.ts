@@ -5,6 +5,9 @@
 //               latency from the commit returning to the request reaching the receiver.
 //   throughput: the deliverer warmed the same way, then frozen (SIGSTOP) while a backlog of BENCH_BACKLOG
 //               (30,000) events is committed, then resumed: deliveries per second from the first receipt to the last.
+//   isolation:  Chorus only: latency at BENCH_ISOLATION_RATE (100/s) idle, then again while its main thread is
+//               saturated by the posts list (bench/open-loop.ts offering far more than it serves, 50 in flight,
+//               on core 1); the background worker thread should keep delivering at about its idle latency.
 // Both count every event received, lost and received twice. Chorus runs one process (WEB_CONCURRENCY=1)
 // with one endpoint subscribed, so each event is one delivery.
 // Usage: npm run bench:webhooks   (needs taskset and a Postgres at BENCH_POSTGRES_URL).
@@ -16,6 +19,9 @@ import { newId } from '../server/lib/ids.ts'
 import { createOutbound } from '../server/lib/outbound.ts'
 import { createSecrets } from '../server/lib/secrets.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
+import { createApiKey } from '../server/modules/api-keys/service.ts'
+import { boards } from '../server/db/schema/index.ts'
+import type { OpenLoopResult } from './open-loop.ts'
 import { recordEvent } from '../server/events/outbox.ts'
 import { createWebhook } from '../server/modules/webhooks/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
@@ -27,7 +33,8 @@ const rate = Number(process.env.BENCH_RATE ?? 500)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 const backlog = Number(process.env.BENCH_BACKLOG ?? 30_000)
-const phases = (process.env.BENCH_PHASES ?? 'latency,throughput').split(',')
+const phases = (process.env.BENCH_PHASES ?? 'latency,throughput,isolation').split(',')
+const isolationRate = Number(process.env.BENCH_ISOLATION_RATE ?? 100)
 const SECRET = 'bench-secret-key-that-is-long-enough-0123456789'
 const RAW_SECRET = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64')
 const now = () => performance.timeOrigin + performance.now()
@@ -60,7 +67,7 @@ const reset = () => { received = new Map(); duplicates = 0 }
 /** Starts the Chorus server or the raw deliverer on core 0; resolves once it is ready to deliver. */
 async function startDeliverer(kind: 'chorus' | 'raw') {
   const command = kind === 'chorus' ? ['bun', 'server/index.ts'] : ['bun', 'bench/raw-webhooks.ts']
-  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
+  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
   const child = Bun.spawn(['taskset', '-c', '0', ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
   let output = ''
@@ -71,7 +78,9 @@ async function startDeliverer(kind: 'chorus' | 'raw') {
     output += new TextDecoder().decode(chunk.value)
   }
   void (async () => { while (!(await reader.read()).done); })().catch(() => {})
+  const listening = output.split('\n').find((line) => line.includes('chorus listening'))
   return {
+    port: listening ? (JSON.parse(listening).port as number) : 0,
     async stop() {
       child.kill('SIGCONT')
       child.kill('SIGTERM')
@@ -86,12 +95,12 @@ async function startDeliverer(kind: 'chorus' | 'raw') {
 type Commit = (i: number) => Promise<string>
 
 /** Commits `total` events at `rate`/s, one per transaction; returns each event's commit time and the offered rate. */
-async function offer(commit: Commit, total: number) {
+async function offer(commit: Commit, total: number, perSecond = rate) {
   const committed = new Map<string, number>()
   const writes: Promise<void>[] = []
   const started = now()
   for (let i = 0; i < total; i++) {
-    const wait = started + (i * 1000) / rate - now()
+    const wait = started + (i * 1000) / perSecond - now()
     if (wait > 1) await Bun.sleep(wait)
     writes.push(commit(i).then((id) => void committed.set(id, now())))
   }
@@ -195,6 +204,48 @@ try {
       '|---|---|---|---|---|---|---|---|',
       ...rows,
     ])
+  }
+
+  if (phases.includes('isolation')) {
+    // A board of 200 posts and a key to list them with: the main thread's load.
+    const boardId = newId('board')
+    await database.db.insert(boards).values({ id: boardId, workspaceId: workspace.id, slug: 'ideas', name: 'Ideas' })
+    await raw`insert into posts (id, workspace_id, board_id, title, body, status_id, author_name, created_at, updated_at)
+      select 'post_iso' || g, ${workspace.id}, ${boardId}, 'Isolation ' || g, 'A post to list.', (select id from statuses where workspace_id = ${workspace.id} order by position limit 1), 'Bench', now() - g * interval '1 minute', now() - g * interval '1 minute'
+      from generate_series(1, 200) g`
+    const { secret: key } = await createApiKey(database.db, workspace.id, (await findOrCreateUser(database.db, 'bench@example.com')).id, { name: 'bench', scopes: ['posts:read'] })
+    const latencyAt = async (perSecond: number) => {
+      reset()
+      const { committed } = await offer(commits.chorus, perSecond * seconds, perSecond)
+      const lost = await waitForAll(committed.keys(), committed.size)
+      const latencies = [...committed].map(([id, at]) => Math.max(0, (received.get(id) ?? Number.NaN) - at)).filter(Number.isFinite).sort((a, b) => a - b)
+      return { delivered: latencies.length, lost, duplicates, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+    }
+    const deliverer = await startDeliverer('chorus')
+    try {
+      const warm = await offer(commits.chorus, rate * warmupSeconds)
+      await waitForAll(warm.committed.keys(), warm.committed.size)
+      const idle = await latencyAt(isolationRate)
+      // More lists offered than one thread serves here (~1,000-2,000/s), 50 in flight: the main thread is saturated throughout.
+      const load = Bun.spawn(['taskset', '-c', '1', 'bun', 'bench/open-loop.ts', JSON.stringify({ url: `http://127.0.0.1:${deliverer.port}/api/v1/boards/ideas/posts?per_page=20&sort=top`, headers: { authorization: `Bearer ${key}` }, rate: 3000, seconds: seconds + 4, connections: 50 })], { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' })
+      await Bun.sleep(2000)
+      const busy = await latencyAt(isolationRate)
+      const listed = JSON.parse((await new Response(load.stdout).text()).trim().split('\n').at(-1)!) as OpenLoopResult
+      console.log({ idle, busy, listed })
+      const row = (label: string, r: typeof idle) => `| ${label} | ${r.delivered} | ${r.lost} | ${r.duplicates} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms |`
+      await writeSection('Webhooks: isolation from the main thread', [
+        `One \`bun server/index.ts\` (PostgreSQL) on core 0; events committed at ${isolationRate}/s for ${seconds} s, first with the server idle, then while bench/open-loop.ts (core 1, 50 in flight, 3,000 lists/s offered: beyond what the process serves) keeps its main thread saturated with \`GET /boards/ideas/posts?per_page=20&sort=top\` (200 posts): it completed ${listed.completed} lists at ${listed.achieved.toFixed(0)}/s over its run. Delivery runs in the background worker thread. Goal: p99 under load within 2× idle.`,
+        '',
+        '| main thread | delivered | lost | duplicates | latency p50 | p99 |',
+        '|---|---|---|---|---|---|',
+        row('idle', idle),
+        row('saturated by the posts list', busy),
+        '',
+        `Ratio of the p99s: ${(busy.p99 / idle.p99).toFixed(2)}×.`,
+      ])
+    } finally {
+      await deliverer.stop()
+    }
   }
 } finally {
   receiver.stop(true)

@@ -8,6 +8,9 @@ import { memoryRateLimiter, postgresRateLimiter, redisRateLimiter, type RateLimi
 import { createSecrets, type Secrets } from './lib/secrets.ts'
 import { createStorage, type Storage } from './lib/storage.ts'
 
+/** The background worker as /health reports it: `off` where no worker runs (tests, tools), else its supervisor's view (server/background/supervisor.ts). */
+export type BackgroundState = 'off' | 'starting' | 'ok' | 'restarting'
+
 /** Everything a module needs, built once per app: services receive the parts they use, never Elysia's context. */
 export interface AppContext {
   config: Config & { secretKey: string }
@@ -22,6 +25,8 @@ export interface AppContext {
   outbound: Outbound
   /** Uploaded files: a directory under DATA_DIR, or S3 when configured. */
   storage: Storage
+  /** Set by the background worker's supervisor; read by /health. */
+  background: { state: BackgroundState }
   keys: {
     accessToken: Uint8Array
     /** Signs the end-user session tokens that identify returns to the widget. */
@@ -50,6 +55,7 @@ export async function createContext(config: Config, database: Database, override
     secrets,
     outbound: outboundFor(config),
     storage: overrides.storage ?? createStorage(config),
+    background: { state: 'off' },
     keys: {
       accessToken: await secrets.deriveKey('access-token'),
       widgetSession: await secrets.deriveKey('widget-session'),

@@ -1,9 +1,7 @@
 import { createApp } from './app.ts'
 import { isSupervised, processCount, PROCESS_INDEX_ENV, stopWithSupervisor, superviseProcesses } from './cluster.ts'
 import { createLogger } from './lib/log.ts'
-import { startEventDispatcher } from './events/dispatch.ts'
-import { startNotificationMailer } from './modules/notifications/mailer.ts'
-import { startWebhookRunner } from './modules/webhooks/runner.ts'
+import { startBackground } from './background/supervisor.ts'
 import { describeError, isConnectionError } from './db/errors.ts'
 import { configOrExit, openMigratedDatabase, resolveSecret } from './startup.ts'
 
@@ -17,9 +15,7 @@ async function main() {
   // What has started so far; a stop during start-up stops just that.
   let database: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined
   let started: Awaited<ReturnType<typeof createApp>> | undefined
-  let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
-  let webhooks: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
-  let mailer: ReturnType<typeof startNotificationMailer> | undefined
+  let background: ReturnType<typeof startBackground> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -30,11 +26,10 @@ async function main() {
       log.error('shutdown did not finish in 15 s; exiting', { signal })
       process.exit(1)
     }, 15_000).unref()
-    // Stop accepting, let in-flight requests finish, let the worker record attempts in flight, then close the pool.
+    // Stop accepting, let in-flight requests finish, let the background worker record attempts in flight
+    // (on PGlite through this thread's database), then close the database.
     if (started?.app.server) await started.app.stop()
-    await webhooks?.stop()
-    await dispatcher?.stop()
-    await mailer?.stop()
+    await background?.stop()
     started?.ctx.limiter.close()
     await database?.close()
     // Whatever start-up step is still pending ends here with the process.
@@ -65,10 +60,8 @@ async function main() {
   app.listen({ port: config.port, hostname: '0.0.0.0', reusePort: isSupervised() })
   ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver, pid: process.pid, process: process.env[PROCESS_INDEX_ENV] ?? null })
   if (database.driver === 'pglite' && config.webConcurrency > 1) ctx.log.info('the embedded database runs in one process; WEB_CONCURRENCY applies to PostgreSQL')
-  dispatcher = startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: ctx.database.listenForWork })
-  webhooks = await startWebhookRunner(ctx)
-  if (stopping) return void webhooks.stop()
-  mailer = startNotificationMailer(ctx)
+  // Every background loop runs in one worker thread; this thread serves HTTP only.
+  background = startBackground(ctx)
 }
 
 await main()

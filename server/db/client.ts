@@ -30,6 +30,8 @@ export interface Database {
   listenForWork: ListenForWork
   /** PGlite only: the data directory as a tarball, to start other instances from. */
   dumpDataDir?(): Promise<Blob>
+  /** PGlite only: the engine itself, which the background worker's statements reach through the main thread (server/background/pglite-bridge.ts). */
+  pglite?: PGliteClass
   close(): Promise<void>
 }
 
@@ -41,6 +43,8 @@ export interface DatabaseOptions {
   onQuery?: (sql: string) => void
   /** PGlite only: start from a dumped data directory (tests reuse one migrated template). */
   loadDataDir?: Blob
+  /** PostgreSQL only: connections in the pool (default 10; the background worker's pool is smaller). */
+  poolSize?: number
 }
 
 /** `undefined` → PGlite persisted in dataDir; `memory://` → throwaway PGlite; `file://path` → PGlite at path; else postgres.js. */
@@ -67,6 +71,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
         return async () => { await Promise.all(unlistens.map((unlisten) => unlisten())) }
       },
       dumpDataDir: () => client.dumpDataDir('none'),
+      pglite: client,
       close: () => client.close(),
     }
   }
@@ -75,7 +80,7 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
   // jit off: every statement here is a short OLTP one, and PostgreSQL compiles a plan whose estimate passes
   // jit_above_cost with LLVM first: an e-mail claim that had to sort (which queueTransaction prices out, so
   // estimated at 10^10) spent 230-370 ms compiling before updating one row.
-  const pool = postgres(databaseUrl, { max: 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus', jit: 'off' } })
+  const pool = postgres(databaseUrl, { max: options.poolSize ?? 10, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus', jit: 'off' } })
   const client = guardTransactions(wrapUnsafe(pool, (unsafe) => postgresJsWorkarounds(preparedStatements(unsafe))))
   const db = markEffectsOnCommit(drizzlePostgres(client, { logger }) as unknown as Db)
   return {

@@ -63,6 +63,19 @@ export function duePending(queue: LeasedQueue, limit: number) {
   return sql`select ctid from ${table} where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now()) order by created_at limit ${limit}`
 }
 
+/**
+ * Milliseconds until a pending row of `queue` may be tried (its lease, also its "not before", ends), 0 when
+ * one may be now, or null when none waits.
+ */
+export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number | null> {
+  const [status, leaseUntil] = [queue.status, queue.leaseUntil].map((name) => sql.raw(name))
+  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
+    select (extract(epoch from min(coalesce(${leaseUntil}, created_at)) - now()) * 1000)::float8 as ms
+    from ${sql.raw(queue.table)} where ${status} = 'pending'`))
+  // NULL when nothing waits; a negative wait is due now.
+  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+}
+
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 

@@ -1,19 +1,12 @@
 // Fan-out of queued outbox events to every subscriber, in one transaction per batch: the queue rows
 // are taken FOR UPDATE SKIP LOCKED and deleted in the same transaction, so any number of dispatchers
 // (processes, the delivery loop) run side by side and each event is fanned out once.
-//
-// Where it runs: every server process runs the dispatcher loop below
-// (startEventDispatcher, from server/index.ts), woken by the NOTIFY each committed event sends
-// (server/db/work.ts). Its fan-out inserts webhook and chat deliveries, whose NOTIFY wakes the delivery
-// loop (server/modules/webhooks/runner.ts); that loop also dispatches whatever is still queued at the start
-// of each round, so a backlog is fanned out and delivered in the same round. Notifications never wait
-// on that loop: while it is down (its owner lock lost), the dispatcher still fans out.
+// The loops that call it run in the background worker (server/background/dispatcher.ts and delivery-loop.ts).
 import { sql } from 'drizzle-orm'
 import type { Db } from '../db/client.ts'
 import { compiled } from '../db/compiled.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
-import type { Logger } from '../lib/log.ts'
-import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork } from '../db/work.ts'
+import { queueTransaction } from '../db/work.ts'
 import { workspacesOf } from './outbox.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
@@ -42,50 +35,4 @@ export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly 
     for (const subscriber of subscribers) await subscriber.fanOut(tx, rows, workspaceIds)
     return rows.length
   })
-}
-
-export interface EventDispatcher {
-  stop(): Promise<void>
-}
-
-export interface DispatcherOptions {
-  db: Db
-  log: Logger
-  /** Wakes the loop when events commit (`Database.listenForWork`); without it the loop polls every `pollMs`. */
-  listenForWork?: ListenForWork
-  /** The longest idle sleep (default: the backstop of server/db/work.ts). */
-  pollMs?: number
-  /** How long after a wake-up or a busy round it waits before the next round (default GATHER_MS). */
-  gatherMs?: number
-}
-
-/** Commits come in bursts: a short wait lets one transaction fan out the whole burst instead of one per commit. */
-const GATHER_MS = 5
-
-/** Dispatches in a loop until stopped: at once while there is work, else when an event commits. */
-export function startEventDispatcher(options: DispatcherOptions): EventDispatcher {
-  let stopped = false
-  const waking = wakeOnWork(options.listenForWork, ['events'])
-  const running = (async () => {
-    const waker = await waking
-    while (!stopped) {
-      let dispatched = 0
-      try {
-        dispatched = await dispatchEvents(options.db)
-      } catch (error) {
-        if (stopped) break
-        options.log.error('event dispatcher', { error: String(error) })
-      }
-      if (!dispatched && !stopped) await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
-      if (!stopped) await Bun.sleep(options.gatherMs ?? GATHER_MS)
-    }
-    await waker.close()
-  })()
-  return {
-    async stop() {
-      stopped = true
-      ;(await waking).wake()
-      await running
-    },
-  }
 }

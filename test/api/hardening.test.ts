@@ -64,12 +64,12 @@ describe('happy', () => {
   test('health reads a real table: ok, then degraded (503) when the read fails', async () => {
     const ok = await h.client().get('/api/v1/health')
     expect(ok.status).toBe(200)
-    expect(ok.body).toEqual({ status: 'ok', version: expect.any(String), database: 'ok' })
+    expect(ok.body).toEqual({ status: 'ok', version: expect.any(String), database: 'ok', background: 'off' })
     await h.db.execute(sql`alter table workspaces rename to workspaces_away`)
     try {
       const degraded = await h.client().get('/api/v1/health')
       expect(degraded.status).toBe(503)
-      expect(degraded.body).toEqual({ status: 'degraded', version: expect.any(String), database: 'unavailable' })
+      expect(degraded.body).toEqual({ status: 'degraded', version: expect.any(String), database: 'unavailable', background: 'off' })
     } finally {
       await h.db.execute(sql`alter table workspaces_away rename to workspaces`)
     }

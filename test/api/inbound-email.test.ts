@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { comments, endUsers, inboundEmails, posts } from '../../server/db/schema/index.ts'
 import { createMailer } from '../../server/lib/mail.ts'
-import { startEventDispatcher } from '../../server/events/dispatch.ts'
-import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
-import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
+import { startEventDispatcher } from '../../server/background/dispatcher.ts'
+import { startMailer } from '../../server/background/mailer.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
 import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { startSmtp } from '../helpers/smtp.ts'
@@ -115,7 +115,7 @@ describe('happy', () => {
     const defaultMail = h.ctx.mail
     h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.db, h.ctx.log)
     let runner: WebhookRunner | undefined
-    let mailer: ReturnType<typeof startNotificationMailer> | undefined
+    let mailer: ReturnType<typeof startMailer> | undefined
     let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
     try {
       expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
@@ -123,7 +123,7 @@ describe('happy', () => {
       dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
       runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
       await runner.ready()
-      mailer = startNotificationMailer(h.ctx)
+      mailer = startMailer(h.ctx)
       const created = await api.post('/api/v1/boards/ideas/posts', { title: 'Keyboard shortcuts' })
       expect(created.status).toBe(201)
       const ownerEmail = `owner-${ws.slug}@example.com`

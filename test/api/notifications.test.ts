@@ -3,9 +3,9 @@ import { and, eq } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { Resolver } from 'node:dns/promises'
 import { emailOutbox, notificationEvents } from '../../server/db/schema/index.ts'
-import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { createMailer } from '../../server/lib/mail.ts'
-import { startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
+import { startMailer } from '../../server/background/mailer.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 import { addMember, boardFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
@@ -18,7 +18,7 @@ let other: WorkspaceFixture
 let dns: Awaited<ReturnType<typeof startDnsServer>>
 // The main thread's dispatcher alone: notifications do not need the webhook delivery loop.
 let dispatcher: EventDispatcher
-let mailer: ReturnType<typeof startNotificationMailer>
+let mailer: ReturnType<typeof startMailer>
 let api: TestClient
 let member: { client: TestClient; userId: string }
 const subs = (slug = ws.slug) => `/api/v1/workspaces/${slug}/notifications/subscriptions`
@@ -35,7 +35,7 @@ beforeAll(async () => {
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
   dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
-  mailer = startNotificationMailer(h.ctx)
+  mailer = startMailer(h.ctx)
 }, 60_000)
 afterAll(async () => {
   await mailer?.stop()

@@ -6,10 +6,11 @@ import { and, eq, sql } from 'drizzle-orm'
 import { rowsOf } from '../../server/db/client.ts'
 import { emailOutbox, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
 import { duePending, queueTransaction } from '../../server/db/work.ts'
-import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { CHANGELOG_MAIL_QUEUE } from '../../server/modules/changelog/mail.ts'
-import { NOTIFICATION_MAIL_QUEUE, startNotificationMailer } from '../../server/modules/notifications/mailer.ts'
-import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
+import { NOTIFICATION_MAIL_QUEUE } from '../../server/modules/notifications/mailer.ts'
+import { startMailer } from '../../server/background/mailer.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
@@ -21,7 +22,7 @@ let ws: WorkspaceFixture
 let api: TestClient
 let runner: WebhookRunner
 let dispatcher: EventDispatcher
-let mailer: ReturnType<typeof startNotificationMailer>
+let mailer: ReturnType<typeof startMailer>
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 
 beforeAll(async () => {
@@ -32,7 +33,7 @@ beforeAll(async () => {
   receiver = await startReceiver()
   expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
   dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork, pollMs: BACKSTOP })
-  mailer = startNotificationMailer(h.ctx, { pollMs: BACKSTOP })
+  mailer = startMailer(h.ctx, { pollMs: BACKSTOP })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, pollMs: BACKSTOP })
   await runner.ready()
 }, 60_000)

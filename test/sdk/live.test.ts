@@ -11,8 +11,8 @@ import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helper
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { packedSdk } from '../helpers/packed-sdk.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
-import { startEventDispatcher, type EventDispatcher } from '../../server/events/dispatch.ts'
-import { startWebhookRunner, type WebhookRunner } from '../../server/modules/webhooks/runner.ts'
+import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
+import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
 
 type Sdk = typeof import('../../sdk/src/index.ts')
 

@@ -497,7 +497,7 @@ export interface paths {
         };
         /**
          * Service and database health
-         * @description Needs no credentials. 200 with `status: ok` when the database answers, 503 with `status: degraded` when it does not; load balancers can use it as a readiness check.
+         * @description Needs no credentials. 200 with `status: ok` when the database answers, 503 with `status: degraded` when it does not; load balancers can use it as a readiness check. `background` reports the background worker; requests are served while it restarts, so it does not change the status.
          */
         get: operations["getHealth"];
         put?: never;
@@ -3298,17 +3298,21 @@ export interface components {
         ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "DASHBOARD_ONLY" | "SUBSCRIPTION_INACTIVE" | "FORBIDDEN" | "OWNER_ONLY" | "PLAN_REQUIRED" | "CSRF_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SLUG_TAKEN" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH" | "CHALLENGE_FAILED" | "RATE_LIMITED" | "INTERNAL" | "UPSTREAM_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @example {
+         *       "background": "ok",
          *       "database": "ok",
          *       "status": "ok",
          *       "version": "1.0.0"
          *     }
          * @example {
+         *       "background": "restarting",
          *       "database": "unavailable",
          *       "status": "degraded",
          *       "version": "1.0.0"
          *     }
          */
         Health: {
+            /** @enum {string} */
+            background: "ok" | "starting" | "restarting" | "off";
             /** @enum {string} */
             database: "ok" | "unavailable";
             /** @enum {string} */

@@ -15,7 +15,7 @@ import { unsubscribePage } from './unsubscribe.ts'
 const tags = ['Changelog']
 const PUBLISH = 'Setting `published_at` (to now or a past time; the future is 422, there is no scheduling) publishes the entry in the same transaction: every linked post moves to the first status of kind `complete` (raising `status.changed` and `post.updated`; 409 when the workspace has none), `changelog.published` is raised, and each end user who voted on a linked post is e-mailed once, after commit, with an unsubscribe link (RFC 8058 one-click). Re-publishing never mails anyone twice.'
 
-/** Mail goes after commit, outside the request's transaction; the notification mailer's loop retries what fails here. */
+/** Mail goes after commit, outside the request's transaction; the background mailer retries what fails here. */
 function kickMail(ctx: AppContext) {
   void sendChangelogMail(ctx).catch((error) => ctx.log.warn('changelog mail', { error: describeError(error) }))
 }

@@ -1,15 +1,16 @@
 // Changelog mail: publishing writes one `changelog_emails` row per (entry, end user) in its own
 // transaction (the primary key makes a second publish or a retried request a no-op), and the sender
-// below delivers those rows after commit, from the notification mailer's loop, with leases and backoff.
+// below delivers those rows after commit, from the background mailer (server/background/mailer.ts), with leases and backoff.
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
-import type { AppContext } from '../../context.ts'
+import type { BackgroundContext } from '../../background/context.ts'
+import type { MailQueue } from '../../background/mailer.ts'
 import type { Db, Tx } from '../../db/client.ts'
-import { claimOldestPending, type LeasedQueue } from '../../db/work.ts'
+import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/work.ts'
 import { changelogEmails, changelogEntries, changelogSubscriptions, endUsers, workspaces } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
 import { notFound } from '../../errors.ts'
 import { escapeHtml, withWorkspaceLogo } from '../../lib/mail.ts'
-import { fileUrl } from '../files/model.ts'
+import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { portalChangelogUrl } from '../portal/links.ts'
 import { senderFor } from '../sending-domain/service.ts'
@@ -40,7 +41,7 @@ export async function queueChangelogMail(tx: Tx, workspaceId: string, entryId: s
 }
 
 /** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
-function claim(ctx: AppContext, limit: number) {
+function claim(ctx: BackgroundContext, limit: number) {
   return claimOldestPending(ctx.db, CHANGELOG_MAIL_QUEUE, limit, (tx, claimed: { entry_id: string; end_user_id: string }[]) => tx
     .select({ mail: changelogEmails, entry: changelogEntries, email: endUsers.email, token: changelogSubscriptions.token, unsubscribedAt: changelogSubscriptions.unsubscribedAt, workspace: { name: workspaces.name, slug: workspaces.slug, logoFileId: workspaces.logoFileId } })
     .from(changelogEmails)
@@ -53,7 +54,7 @@ function claim(ctx: AppContext, limit: number) {
 
 export const unsubscribeUrl = (baseUrl: string, workspaceSlug: string, token: string) => `${baseUrl}/api/v1/public/${workspaceSlug}/changelog/unsubscribe?token=${token}`
 
-async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[number]) {
+async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof claim>>[number]) {
   const key = and(eq(changelogEmails.entryId, row.mail.entryId), eq(changelogEmails.endUserId, row.mail.endUserId))
   if (row.unsubscribedAt || !row.email) {
     await ctx.db.update(changelogEmails).set({ status: 'skipped', leaseUntil: null }).where(key)
@@ -85,10 +86,18 @@ async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[n
 }
 
 /** Sends up to `limit` pending changelog mails; returns how many it claimed. */
-export async function sendChangelogMail(ctx: AppContext, limit = 20) {
+export async function sendChangelogMail(ctx: BackgroundContext, limit = 20) {
   const batch = await claim(ctx, limit)
   await Promise.all(batch.map((row) => sendOne(ctx, row)))
   return batch.length
+}
+
+/** Changelog mail as a queue of the background mailer (server/background/mailer.ts). */
+export const changelogMail: MailQueue = {
+  name: 'changelog',
+  tables: ['changelog_emails'],
+  send: (ctx) => sendChangelogMail(ctx),
+  msUntilDue: (ctx) => msUntilPending(ctx.db, CHANGELOG_MAIL_QUEUE),
 }
 
 /** The unsubscribe token's end user; a token of another workspace is as unknown as a wrong one. */

@@ -4,8 +4,7 @@ import type { ImageType } from '../../lib/image-type.ts'
 
 const MiB = 1024 * 1024
 
-/** The public URL of a stored file (`/files/{id}` outside the API prefix), or null. */
-export const fileUrl = (baseUrl: string, fileId: string | null) => (fileId ? `${baseUrl}/files/${fileId}` : null)
+export { fileUrl } from './url.ts'
 
 /** What each upload slot accepts: the type is decided by the file's first bytes, the size by its length. */
 export const UPLOAD_RULES: Record<FilePurpose, { maxBytes: number; types: readonly ImageType[]; label: string }> = {

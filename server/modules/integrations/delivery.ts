@@ -1,15 +1,14 @@
-// Chat delivery, as one more kind of job in the webhook delivery machinery: the dispatcher fans each
-// outbox event out to the matching channel mappings (in its transaction), the delivery loop leases due
-// jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
+// Chat delivery, as one more kind of job of the background delivery loop: the dispatcher fans each
+// outbox event out to the matching channel mappings (in its transaction), the loop (server/background/)
+// leases due jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { anyOf, type Db, type Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
-import type { Logger } from '../../lib/log.ts'
 import { getPost } from '../posts/queries.ts'
-import { claimDue, msUntilDue, outcomeOf, type JobTable } from '../webhooks/queue.ts'
-import type { DeliveryQueue } from '../webhooks/loop.ts'
+import { CHAT_JOBS, claimDue } from '../../background/leases.ts'
+import { outcomeOf } from '../webhooks/queue.ts'
 import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import { postChatMessage } from './chat-api.ts'
@@ -19,8 +18,6 @@ import { accessToken, isRevoked, markRevoked, type Integration, type Integration
 import { portalPostUrl } from '../portal/links.ts'
 
 type Data = Record<string, any>
-
-const CHAT_JOBS: JobTable = { table: 'chat_deliveries', keys: ['mapping_id', 'event_id'], returning: ['attempts'] }
 
 /** The board an event belongs to: on the post it carries, else on the post it names. */
 const boardOfEvent = (data: Data, boardsByPost: Map<string, string>) =>
@@ -139,26 +136,4 @@ export async function recordChatAttempt(db: Db, owner: number, job: ChatJob, res
           tx.select({ id: chatChannelMappings.id }).from(chatChannelMappings).where(eq(chatChannelMappings.integrationId, job.integration.id)))))
     }
   })
-}
-
-export async function releaseChatClaims(db: Db, owner: number, job?: Pick<ChatJob, 'mappingId' | 'eventId'>) {
-  await db.update(chatDeliveries).set({ leaseOwner: null, leaseUntil: null }).where(and(
-    eq(chatDeliveries.leaseOwner, owner),
-    ...(job ? [eq(chatDeliveries.mappingId, job.mappingId), eq(chatDeliveries.eventId, job.eventId)] : []),
-  ))
-}
-
-/** Chat as a queue of the delivery loop. */
-export function chatQueue(deps: IntegrationDeps, settings: { baseUrl: string; retryScale: number; sentBy: string; log: Logger }): DeliveryQueue<ChatJob, ChatAttemptResult> {
-  return {
-    name: 'chat',
-    claim: (owner, limit) => claimChatDeliveries(deps.db, owner, limit),
-    send: (job) => sendChatDelivery(deps, settings.baseUrl, job),
-    async record(owner, job, result) {
-      if (!result.success) settings.log.warn('chat delivery failed', { mapping_id: job.mappingId, event_id: job.eventId, attempt: job.attempt, error: result.error })
-      await recordChatAttempt(deps.db, owner, job, result, settings)
-    },
-    release: (owner, job) => releaseChatClaims(deps.db, owner, job),
-    msUntilDue: () => msUntilDue(deps.db, CHAT_JOBS),
-  }
 }

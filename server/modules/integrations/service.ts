@@ -24,7 +24,7 @@ export interface IntegrationDeps {
 }
 
 /** The provider clients over the app's database and sealer, calling out through `outbound`. */
-export function integrationClients(ctx: AppContext, outbound: Outbound = ctx.outbound): IntegrationDeps {
+export function integrationClients(ctx: Pick<AppContext, 'db' | 'secrets' | 'config' | 'outbound'>, outbound: Outbound = ctx.outbound): IntegrationDeps {
   return {
     db: ctx.db,
     sealer: ctx.secrets,

@@ -1,23 +1,22 @@
-// Sends pending e-mail notifications through the mail module (ctx.mail), from the main thread, which
-// is where the mailer lives; woken by the NOTIFY of each new notification or changelog e-mail. Claims are leases (`email_lease_until`), so several processes can send
-// side by side and a crash means a resend, never a loss.
+// Sends pending e-mail notifications through the mail module (ctx.mail), as a queue of the background
+// mailer (server/background/mailer.ts), woken by the NOTIFY of each new notification. Claims are leases
+// (`email_lease_until`), so several processes can send side by side and a crash means a resend, never a loss.
 import { eq, inArray, sql } from 'drizzle-orm'
-import type { AppContext } from '../../context.ts'
-import { rowsOf } from '../../db/client.ts'
+import type { BackgroundContext } from '../../background/context.ts'
+import type { MailQueue } from '../../background/mailer.ts'
 import { notificationEvents, users, workspaces } from '../../db/schema/index.ts'
 import { AUTOMATIC_MAIL_HEADERS, intakeAddress, notificationMessageId } from '../inbound-email/addresses.ts'
 import { withWorkspaceLogo } from '../../lib/mail.ts'
-import { fileUrl } from '../files/model.ts'
+import { fileUrl } from '../files/url.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
-import { sendChangelogMail } from '../changelog/mail.ts'
-import { IDLE_BACKSTOP_MS, claimOldestPending, wakeOnWork, type LeasedQueue } from '../../db/work.ts'
+import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
 export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
 
 /** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
-function claim(ctx: AppContext, limit: number) {
+function claim(ctx: BackgroundContext, limit: number) {
   return claimOldestPending(ctx.db, NOTIFICATION_MAIL_QUEUE, limit, (tx, claimed: { id: string }[]) => tx
     .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
     .from(notificationEvents)
@@ -26,7 +25,7 @@ function claim(ctx: AppContext, limit: number) {
     .where(inArray(notificationEvents.id, claimed.map((row) => row.id))))
 }
 
-async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[number]) {
+async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof claim>>[number]) {
   const { event } = row
   try {
     const sender = await senderFor(ctx.db, ctx.secrets, event.workspaceId, row.workspaceName)
@@ -52,49 +51,14 @@ async function sendOne(ctx: AppContext, row: Awaited<ReturnType<typeof claim>>[n
   }
 }
 
-/** Milliseconds until a pending e-mail (notification or changelog) may be tried again, or null when none waits. */
-async function msUntilMailDue(ctx: AppContext): Promise<number | null> {
-  const [row] = rowsOf<{ ms: number | null }>(await ctx.db.execute(sql`
-    select (extract(epoch from least(
-      (select min(coalesce(email_lease_until, created_at)) from notification_events where email_status = 'pending'),
-      (select min(coalesce(lease_until, created_at)) from changelog_emails where status = 'pending')) - now()) * 1000)::float8 as ms`))
-  // NULL when nothing waits (GREATEST would turn that into 0, so the clamp is done here).
-  return row?.ms == null ? null : Math.max(0, Number(row.ms))
-}
-
-/**
- * Sends while there is mail to send, then sleeps until new mail commits (server/db/work.ts) or the
- * soonest retry falls due; `pollMs` caps that sleep (default: the backstop).
- */
-export function startNotificationMailer(ctx: AppContext, options: { pollMs?: number } = {}) {
-  let stopped = false
-  const waking = wakeOnWork(ctx.database.listenForWork, ['notification_events', 'changelog_emails'])
-  const running = (async () => {
-    const waker = await waking
-    while (!stopped) {
-      let sleepMs = options.pollMs ?? IDLE_BACKSTOP_MS
-      try {
-        const batch = await claim(ctx, 20)
-        await Promise.all(batch.map((row) => sendOne(ctx, row)))
-        // Changelog mail rides the same loop: its retries and any mail a crash left pending go from here.
-        const changelog = await sendChangelogMail(ctx)
-        if (batch.length || changelog) continue
-        const due = await msUntilMailDue(ctx)
-        // A floor keeps a row that is due but locked by another sender from spinning this loop.
-        if (due !== null) sleepMs = Math.max(50, Math.min(sleepMs, due))
-      } catch (error) {
-        if (stopped) break
-        ctx.log.error('notification mailer', { error: describeError(error) })
-      }
-      if (!stopped) await waker.sleep(sleepMs)
-    }
-    await waker.close()
-  })()
-  return {
-    async stop() {
-      stopped = true
-      ;(await waking).wake()
-      await running
-    },
-  }
+/** Notification e-mail as a queue of the background mailer: up to 20 a batch. */
+export const notificationMail: MailQueue = {
+  name: 'notifications',
+  tables: ['notification_events'],
+  async send(ctx) {
+    const batch = await claim(ctx, 20)
+    await Promise.all(batch.map((row) => sendOne(ctx, row)))
+    return batch.length
+  },
+  msUntilDue: (ctx) => msUntilPending(ctx.db, NOTIFICATION_MAIL_QUEUE),
 }

@@ -1,18 +1,13 @@
-// The durable side of delivery: leased claims and the outcome of each attempt (fan-out of outbox
-// events into deliveries is subscriber.ts). Plain functions over the database, run by whichever thread owns the delivery loop.
+// The durable side of webhook delivery: its claim (on the shared lease, server/background/leases.ts) and
+// the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
+// over the database, run by the background worker's delivery loop (server/background/).
 import { and, eq, sql } from 'drizzle-orm'
-import { anyOf, rowsOf, type Db, type Tx } from '../../db/client.ts'
-import { queueTransaction } from '../../db/work.ts'
+import { anyOf, type Db, type Tx } from '../../db/client.ts'
+import { claimDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { events, webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
-import { releaseChatClaims } from '../integrations/delivery.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
-
-/** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
-export const LOCK_SPACE = 7_245_012
-/** A backstop: claims of a live owner that never reports back lapse after this. */
-const LEASE_SECONDS = 60
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
@@ -21,74 +16,7 @@ const HOUR = 60 * MINUTE
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]
 const MAX_RETRY_AFTER_MS = 24 * HOUR
 
-/** A random positive int4 naming one claimer (a delivery loop) for its lifetime. */
-export const newOwner = () => 1 + Math.floor(Math.random() * 0x7ffffffe)
-
-export const lockOwnerSql = (owner: number) => sql`select pg_advisory_lock(${sql.raw(String(LOCK_SPACE))}, ${owner})`
-
-/** A table of delivery jobs: (target, event) keyed rows with the pending → done | failed | canceled state and a lease. */
-export interface JobTable {
-  table: string
-  /** The key columns; the first names the target (endpoint, channel mapping). */
-  keys: [string, string]
-  /** Further columns the claim returns. */
-  returning: string[]
-}
-
-const WEBHOOK_JOBS: JobTable = { table: 'webhook_deliveries', keys: ['webhook_id', 'event_id'], returning: ['attempts', 'manual'] }
-
-/**
- * Leases up to `limit` due jobs of `jobs` to `owner` (the shared claim of every delivery kind). A lease
- * held by an owner whose advisory lock is gone (its process or connection died) is free at once; one
- * whose holder is alive but silent, after LEASE_SECONDS. SKIP LOCKED lets any number of processes claim
- * side by side without waiting on each other. Table and column names are constants, never input.
- */
-async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
-  const [target, event] = jobs.keys.map((name) => sql.raw(name))
-  const table = sql.raw(jobs.table)
-  const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
-  return rowsOf<Row>(await tx.execute(sql`
-    with live as materialized (
-      select objid::bigint as owner from pg_locks
-      where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(LOCK_SPACE))}
-        and database = (select oid from pg_database where datname = current_database())
-    ), due as (
-      select d.${target}, d.${event} from ${table} d
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.lease_owner is null or d.lease_until < now() or d.lease_owner not in (select owner from live))
-      order by d.next_attempt_at
-      limit ${limit}
-      for update of d skip locked
-    )
-    update ${table} d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
-    from due where d.${target} = due.${target} and d.${event} = due.${event}
-    returning ${returning}`))
-}
-
-/**
- * Leases due jobs of `jobs` (leaseDue) and reads what sending them needs, in one queue transaction
- * (server/db/work.ts: planned for the queue's size today); null when nothing was due.
- */
-export function claimDue<Row, Read>(db: Db, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
-  return queueTransaction(db, async (tx) => {
-    const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
-    return claimed.length ? { claimed, read: await read(tx, claimed) } : null
-  })
-}
-
-/**
- * Milliseconds until the next job of `jobs` falls due (0 when one is due now), or null when none is
- * pending. A leased job counts from its lease's end: its holder is working on it, or it lapses then.
- */
-export async function msUntilDue(db: Db, jobs: JobTable): Promise<number | null> {
-  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
-    select (extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 as ms
-    from ${sql.raw(jobs.table)} where status = 'pending'`))
-  // NULL when nothing is pending (GREATEST would turn that into 0, so the clamp is done here).
-  return row?.ms == null ? null : Math.max(0, Number(row.ms))
-}
-
-/** Milliseconds until the next webhook delivery falls due, or null (see msUntilDue). */
+/** Milliseconds until the next webhook delivery falls due, or null (leases.ts `msUntilDue`). */
 export const msUntilWebhookDue = (db: Db) => msUntilDue(db, WEBHOOK_JOBS)
 
 /**
@@ -215,14 +143,8 @@ export async function disableEndpoint(db: Db | Tx, webhookId: string, reason: st
     .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'pending')))
 }
 
-/** Gives a claim back untouched (the attempt never happened, e.g. the worker died mid-way). */
+/** Gives a claim back untouched (the attempt never happened: the loop stopped first). */
 export async function releaseClaim(db: Db, owner: number, job: Pick<DeliveryJob, 'webhookId' | 'eventId'>) {
   await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null })
     .where(and(eq(webhookDeliveries.webhookId, job.webhookId), eq(webhookDeliveries.eventId, job.eventId), eq(webhookDeliveries.leaseOwner, owner)))
-}
-
-/** Frees every claim of an owner known to be gone (its lock's connection dropped). */
-export async function releaseOwner(db: Db, owner: number) {
-  await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null }).where(eq(webhookDeliveries.leaseOwner, owner))
-  await releaseChatClaims(db, owner)
 }

@@ -1,19 +1,20 @@
 // The delivery loop: fan out, claim what is due, send with bounded concurrency, record each outcome.
-// It runs in every server process (runner.ts); the state lives in the database, so processes share the work.
+// It runs in the background worker of every server process (delivery-runner.ts); the state lives in the
+// database, so processes share the work.
 // It never polls: it sleeps until committed work is announced (server/db/work.ts), an attempt in
 // flight finishes, or the next retry falls due.
-import type { Db } from '../../db/client.ts'
-import { describeError } from '../../db/errors.ts'
-import type { Logger } from '../../lib/log.ts'
-import type { Sealer } from '../../lib/secrets.ts'
-import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../../db/work.ts'
-import { dispatchEvents } from '../../events/dispatch.ts'
-import { claimDeliveries, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from './queue.ts'
-import type { AttemptResult, DeliveryJob } from './send.ts'
+import type { Db } from '../db/client.ts'
+import { describeError } from '../db/errors.ts'
+import type { Logger } from '../lib/log.ts'
+import type { Sealer } from '../lib/secrets.ts'
+import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../db/work.ts'
+import { dispatchEvents } from '../events/dispatch.ts'
+import { claimDeliveries, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from '../modules/webhooks/queue.ts'
+import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
 
 /**
  * Another kind of delivery job run by the same loop (chat messages): claimed with the shared lease
- * (queue.ts `claimDue`), sent, and recorded one by one.
+ * (leases.ts `claimDue`), sent, and recorded one by one.
  */
 export interface DeliveryQueue<Job = any, Result = any> {
   name: string
@@ -55,6 +56,8 @@ export interface LoopOptions {
   recordEach?: boolean
   /** Further kinds of jobs, after the webhook deliveries. */
   queues?: DeliveryQueue[]
+  /** Called after each claim that took jobs, with how many are now held (a test hook ends the worker here). */
+  onClaimed?(claimed: number, held: number): void
 }
 
 export interface DeliveryLoop {
@@ -154,6 +157,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     const dispatched = await dispatchEvents(db)
     const room = maxClaimed - inFlight.size
     const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.secrets) : []
+    if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
     let others = 0
     for (const queue of options.queues ?? []) {

@@ -1,28 +1,30 @@
-// Runs the delivery loop (loop.ts) in the server's own thread, under a claimer number (`owner`) whose
-// session advisory lock marks its leases live. On PostgreSQL the lock sits on a connection of its own (the
-// loop's statements share the app's pool); if that connection drops, other processes may take the leases
-// over, so the loop stops and starts again under a new owner. On PGlite the lock is the app's one connection's.
-// There is no worker thread: the HTTP client already runs on its own thread, and a second JavaScript VM
-// with its own copy of the modules cost every process ~13 MiB (BENCHMARKS.md, "Notes: delivery in the server's thread").
+// Runs the delivery loop (delivery-loop.ts) under a claimer number (`owner`) whose session advisory lock
+// marks its leases live; in a server process it runs in the background worker (worker.ts). On PostgreSQL
+// the lock sits on a connection of its own (the loop's statements share the worker's pool); if that
+// connection drops, other processes may take the leases over, so the loop stops and starts again under a
+// new owner. On PGlite the lock is the database's one connection's (reached through the main thread).
 import { hostname } from 'node:os'
 import postgres from 'postgres'
-import { sql } from 'drizzle-orm'
-import { outboundFor, type AppContext } from '../../context.ts'
-import { describeError } from '../../db/errors.ts'
-import { nextRestartDelay } from '../../lib/restart.ts'
-import { chatQueue } from '../integrations/delivery.ts'
-import { integrationClients } from '../integrations/service.ts'
-import { startDeliveryLoop, type DeliveryLoop } from './loop.ts'
-import { lockOwnerSql, LOCK_SPACE, newOwner, releaseOwner } from './queue.ts'
-import { sendWebhook } from './send.ts'
+import { outboundFor } from '../context.ts'
+import { describeError } from '../db/errors.ts'
+import { nextRestartDelay } from '../lib/restart.ts'
+import { integrationClients } from '../modules/integrations/service.ts'
+import { sendWebhook } from '../modules/webhooks/send.ts'
+import type { BackgroundContext } from './context.ts'
+import { chatQueue } from './chat-queue.ts'
+import { startDeliveryLoop, type DeliveryLoop, type LoopOptions } from './delivery-loop.ts'
+import { lockOwnerSql, LOCK_SPACE, newOwner, releaseOwner, unlockOwnerSql } from './leases.ts'
 
 export interface RunnerOptions {
   /** Needed on Postgres, where the owner lock has a connection of its own; defaults to DATABASE_URL. */
   databaseUrl?: string
   /** The longest idle sleep of the delivery loop; it is woken by committed work long before (server/db/work.ts). */
   pollMs?: number
-  /** Attempts on the wire at once (loop.ts `maxSending`; default 256). */
+  /** Attempts on the wire at once (delivery-loop.ts `maxSending`; default 256). */
   maxSending?: number
+  /** Told each owner the loop runs under, so the worker's supervisor can free its claims if the worker dies. */
+  onOwner?(owner: number): void
+  onClaimed?: LoopOptions['onClaimed']
 }
 
 export interface WebhookRunner {
@@ -38,7 +40,7 @@ const stopLoop = (loop: DeliveryLoop | undefined) => Promise.race([loop?.stop().
 /** Closes an owner-lock connection, which releases its lock; an error only means it is closed already. */
 const closeLock = (lock: postgres.Sql | undefined) => lock?.end({ timeout: 1 }).catch(() => {})
 
-export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions = {}): Promise<WebhookRunner> {
+export async function startWebhookRunner(ctx: BackgroundContext, options: RunnerOptions = {}): Promise<WebhookRunner> {
   const onPostgres = ctx.database.driver === 'postgres'
   const databaseUrl = options.databaseUrl ?? ctx.config.databaseUrl
   if (onPostgres && !databaseUrl) throw new Error('Webhook delivery needs the Postgres URL')
@@ -70,6 +72,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     listenForWork: ctx.database.listenForWork,
     pollMs: options.pollMs,
     maxSending: options.maxSending,
+    onClaimed: options.onClaimed,
     // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
     recordEach: !onPostgres,
     queues: [chatQueue(integrationClients(ctx, outbound), { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
@@ -105,6 +108,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
     // Stopped while taking the lock: `stop` may have run already and found no lock to release.
     if (stopping) return void (await closeLock(lock))
     loop = startLoop()
+    options.onOwner?.(owner)
     ctx.log.info('webhook delivery ready', { owner })
     isReady = true
     readyWaiters.splice(0).forEach((waiter) => waiter.resolve())
@@ -140,7 +144,7 @@ export async function startWebhookRunner(ctx: AppContext, options: RunnerOptions
       if (onPostgres) {
         await closeLock(lock)
       } else if (owner) {
-        await ctx.db.execute(sql`select pg_advisory_unlock(${sql.raw(String(LOCK_SPACE))}, ${owner})`).catch(() => {})
+        await ctx.db.execute(unlockOwnerSql(owner)).catch(() => {})
       }
       readyWaiters.splice(0).forEach((waiter) => waiter.reject(new Error('stopped')))
     },

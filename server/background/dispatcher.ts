@@ -1,0 +1,44 @@
+// The event dispatcher loop (in the background worker): fans queued events out to the subscribers
+// (server/events/dispatch.ts), woken by the NOTIFY each committed event sends (server/db/work.ts). Its
+// fan-out inserts webhook and chat deliveries, whose NOTIFY wakes the delivery loop (delivery-loop.ts);
+// that loop also dispatches whatever is still queued at the start of each round, so a backlog is fanned
+// out and delivered in the same round. Notifications never wait on that loop: while it is down (its owner
+// lock lost), the dispatcher still fans out.
+import type { Db } from '../db/client.ts'
+import type { Logger } from '../lib/log.ts'
+import { IDLE_BACKSTOP_MS, type ListenForWork } from '../db/work.ts'
+import { dispatchEvents } from '../events/dispatch.ts'
+import { wokenLoop, type WokenLoop } from './woken-loop.ts'
+
+export type EventDispatcher = WokenLoop
+
+export interface DispatcherOptions {
+  db: Db
+  log: Logger
+  /** Wakes the loop when events commit (`Database.listenForWork`); without it the loop polls every `pollMs`. */
+  listenForWork?: ListenForWork
+  /** The longest idle sleep (default: the backstop of server/db/work.ts). */
+  pollMs?: number
+  /** How long after a wake-up or a busy round it waits before the next round (default GATHER_MS). */
+  gatherMs?: number
+}
+
+/** Commits come in bursts: a short wait lets one transaction fan out the whole burst instead of one per commit. */
+const GATHER_MS = 5
+
+/** Dispatches in a loop until stopped: at once while there is work, else when an event commits. */
+export function startEventDispatcher(options: DispatcherOptions): EventDispatcher {
+  return wokenLoop(options.listenForWork, ['events'], async (waker, running) => {
+    while (running()) {
+      let dispatched = 0
+      try {
+        dispatched = await dispatchEvents(options.db)
+      } catch (error) {
+        if (!running()) break
+        options.log.error('event dispatcher', { error: String(error) })
+      }
+      if (!dispatched && running()) await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
+      if (running()) await Bun.sleep(options.gatherMs ?? GATHER_MS)
+    }
+  })
+}

@@ -1,0 +1,111 @@
+// The one lease/claim implementation of the delivery jobs (webhook and chat deliveries): a claimer
+// (a delivery loop, one per background worker) holds a session advisory lock on its owner number for
+// its lifetime, and a job's lease names that owner. A lease is live while its owner's lock is held and
+// its time has not run out, so a dead worker's claims are taken over at once and a silent one's after
+// LEASE_SECONDS. Feature modules build their claims on `claimDue` and never write leases themselves.
+import { sql } from 'drizzle-orm'
+import { rowsOf, type Db, type Tx } from '../db/client.ts'
+import { queueTransaction } from '../db/work.ts'
+
+/** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
+export const LOCK_SPACE = 7_245_012
+/** A backstop: claims of a live owner that never reports back lapse after this. */
+const LEASE_SECONDS = 60
+
+/** A random positive int4 naming one claimer (a delivery loop) for its lifetime. */
+export const newOwner = () => 1 + Math.floor(Math.random() * 0x7ffffffe)
+
+export const lockOwnerSql = (owner: number) => sql`select pg_advisory_lock(${sql.raw(String(LOCK_SPACE))}, ${owner})`
+export const unlockOwnerSql = (owner: number) => sql`select pg_advisory_unlock(${sql.raw(String(LOCK_SPACE))}, ${owner})`
+
+/** A table of delivery jobs: (target, event) keyed rows with the pending → done | failed | canceled state and a lease. */
+export interface JobTable {
+  table: string
+  /** The key columns; the first names the target (endpoint, channel mapping). */
+  keys: [string, string]
+  /** Further columns the claim returns. */
+  returning: string[]
+}
+
+export const WEBHOOK_JOBS: JobTable = { table: 'webhook_deliveries', keys: ['webhook_id', 'event_id'], returning: ['attempts', 'manual'] }
+export const CHAT_JOBS: JobTable = { table: 'chat_deliveries', keys: ['mapping_id', 'event_id'], returning: ['attempts'] }
+/** Every leased job table: an owner known to be gone has its claims freed in all of them. */
+const JOB_TABLES = [WEBHOOK_JOBS, CHAT_JOBS]
+
+/**
+ * Leases up to `limit` due jobs of `jobs` to `owner`. A lease held by an owner whose advisory lock is
+ * gone (its worker or connection died) is free at once; one whose holder is alive but silent, after
+ * LEASE_SECONDS. SKIP LOCKED lets any number of processes claim side by side without waiting on each
+ * other. Table and column names are constants, never input.
+ */
+async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
+  const [target, event] = jobs.keys.map((name) => sql.raw(name))
+  const table = sql.raw(jobs.table)
+  const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
+  return rowsOf<Row>(await tx.execute(sql`
+    with live as materialized (
+      select objid::bigint as owner from pg_locks
+      where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(LOCK_SPACE))}
+        and database = (select oid from pg_database where datname = current_database())
+    ), due as (
+      select d.${target}, d.${event} from ${table} d
+      where d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.lease_owner is null or d.lease_until < now() or d.lease_owner not in (select owner from live))
+      order by d.next_attempt_at
+      limit ${limit}
+      for update of d skip locked
+    )
+    update ${table} d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
+    from due where d.${target} = due.${target} and d.${event} = due.${event}
+    returning ${returning}`))
+}
+
+/**
+ * Leases due jobs of `jobs` (leaseDue) and reads what sending them needs, in one queue transaction
+ * (server/db/work.ts: planned for the queue's size today); null when nothing was due.
+ */
+export function claimDue<Row, Read>(db: Db, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
+  return queueTransaction(db, async (tx) => {
+    const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
+    return claimed.length ? { claimed, read: await read(tx, claimed) } : null
+  })
+}
+
+/**
+ * Milliseconds until the next job of `jobs` falls due (0 when one is due now), or null when none is
+ * pending. A leased job counts from its lease's end: its holder is working on it, or it lapses then.
+ */
+export async function msUntilDue(db: Db, jobs: JobTable): Promise<number | null> {
+  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
+    select (extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 as ms
+    from ${sql.raw(jobs.table)} where status = 'pending'`))
+  // NULL when nothing is pending (GREATEST would turn that into 0, so the clamp is done here).
+  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+}
+
+/** Gives one claim back untouched (its attempt never completed). */
+export async function releaseJob(db: Db, jobs: JobTable, owner: number, key: [string, string]) {
+  const [target, event] = jobs.keys.map((name) => sql.raw(name))
+  await db.execute(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null
+    where ${target} = ${key[0]} and ${event} = ${key[1]} and lease_owner = ${owner}`)
+}
+
+/** Frees every claim of an owner known to be gone (its lock's connection dropped, its worker exited), in every job table. */
+export async function releaseOwner(db: Db, owner: number) {
+  for (const jobs of JOB_TABLES) await db.execute(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner}`)
+}
+
+/**
+ * Frees the claims of a worker that died (supervisor.ts): its owner lock is let go (on PostgreSQL by
+ * ending the session that holds it, should the thread's socket outlive it; on PGlite the lock is the
+ * main thread's own connection's) and its leases are handed back, so they are sent again at once, once.
+ */
+export async function freeDeadOwner(db: Db, driver: 'pglite' | 'postgres', owner: number) {
+  if (driver === 'postgres') {
+    await db.execute(sql`select pg_terminate_backend(pid) from pg_locks
+      where locktype = 'advisory' and classid = ${sql.raw(String(LOCK_SPACE))} and objid = ${owner} and objsubid = 2 and pid <> pg_backend_pid()`)
+  } else {
+    await db.execute(unlockOwnerSql(owner))
+  }
+  await releaseOwner(db, owner)
+}
