@@ -36,6 +36,7 @@ import { sendingDomainModule } from './modules/sending-domain/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { viewsModule } from './modules/views/index.ts'
+import { inboxModule } from './modules/inbox/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { visitorsModule } from './modules/visitors/index.ts'
 import { widgetModule } from './modules/widget/index.ts'
@@ -68,6 +69,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
     .use(viewsModule(ctx))
+    .use(inboxModule(ctx))
     .use(publicModule(ctx))
     .use(publicChangelogModule(ctx))
     .use(changelogModule(ctx))
