@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import { events, postLabels, posts, savedViews } from '../../server/db/schema/index.ts'
+import { events, idempotencyKeys, postLabels, posts, savedViews } from '../../server/db/schema/index.ts'
 import { addMember, boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
   await h.db.update(posts).set({ createdAt: sql`now() - interval '10 days'`, updatedAt: sql`now() - interval '10 days'` }).where(eq(posts.id, ids.epsilon!))
   const foreign = await h.client({ authorization: `Bearer ${await other.key()}` }).post('/api/v1/boards/ideas/posts', { title: 'Foreign' })
   foreignPost = foreign.body.id
-}, 60_000)
+}, 180_000)
 afterAll(() => h.close())
 
 const titles = (res: { body: { items: { title: string }[] } }) => res.body.items.map((post) => post.title)
@@ -271,5 +271,29 @@ describe('POST /workspaces/{slug}/posts/bulk', () => {
     const res = await session(member).post(`${base()}/posts/bulk`, { post_ids: [ids.beta], status: 'In progress' })
     expect(res.status).toBe(200)
     expect((await api.get(`/api/v1/posts/${ids.beta}`)).body.status).toBe('In progress')
+  })
+})
+
+describe('SDK: chorus.inbox and chorus.views', () => {
+  test('list walks pages, bulk changes, views round-trip, a failed bulk throws with the results', async () => {
+    const { Chorus, ValidationError } = await import('../../sdk/src/index.ts')
+    const chorus = new Chorus({ apiKey: await ws.key(), baseUrl: 'http://localhost:3000/api/v1', workspace: ws.slug, maxRetries: 0, fetch: (input, init) => h.app.handle(new Request(input, init)) })
+    const seen: string[] = []
+    for await (const post of chorus.inbox.list({ per_page: 2, board: 'ideas' })) seen.push(post.id)
+    const listed = await api.get(`${base()}/inbox?board=ideas&per_page=100`)
+    expect(seen).toEqual(listed.body.items.map((post: any) => post.id))
+    const done = await chorus.inbox.bulk({ post_ids: seen.slice(0, 2), add_labels: ['mobile'] })
+    expect(done.results.every((result) => result.ok)).toBe(true)
+    const failure = await chorus.inbox.bulk({ post_ids: [seen[0]!, foreignPost], status: 'Open' }, { idempotencyKey: 'sdk-failed-bulk' }).catch((error) => error)
+    expect(failure).toBeInstanceOf(ValidationError)
+    expect(failure.status).toBe(422)
+    // A failed request gives its Idempotency-Key back after the response: wait for that, so a retry may use it.
+    for (let i = 0; i < 100 && (await h.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'sdk-failed-bulk'))).length > 0; i++) await Bun.sleep(20)
+    expect(await h.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, 'sdk-failed-bulk'))).toEqual([])
+    const view = await chorus.views.create({ name: 'SDK view', filters: { label: 'mobile' } })
+    expect((await chorus.views.get(view.id)).name).toBe('SDK view')
+    expect((await chorus.views.update(view.id, { name: 'Renamed' })).name).toBe('Renamed')
+    expect((await chorus.views.list()).items.some((item) => item.id === view.id)).toBe(true)
+    await chorus.views.delete(view.id)
   })
 })
