@@ -90,6 +90,20 @@ describe('dashboard pages', () => {
     expect(searched.body).not.toContain('>Dark mode<')
   })
 
+  test('the keyboard script: referenced by the pages, served from our origin, within the 40 KiB budget', async () => {
+    const body = (await page(member, inbox())).body
+    const src = /<script src="(\/dashboard\/_\/dashboard\.js\?v=[0-9a-f]+)" defer><\/script>/.exec(body)?.[1]
+    expect(src).toBeDefined()
+    expect(body).not.toMatch(/<script>|onclick=|style=/)
+    const script = await h.client().get(src!, { headers: { 'accept-encoding': 'gzip' } })
+    expect(script.status).toBe(200)
+    expect(script.headers.get('content-type')).toContain('javascript')
+    const { dashboardScript, SCRIPT_BUDGET_BYTES } = await import('../../server/modules/dashboard/script.ts')
+    const built = await dashboardScript()
+    expect(built.gzip.length).toBeLessThanOrEqual(SCRIPT_BUDGET_BYTES)
+    expect(built.body).toContain('keydown')
+  })
+
   test('opening a post marks it read and shows its parts; foreign and unknown ids are 404 pages', async () => {
     const res = await page(member, postUrl(ids.gamma!))
     expect(res.status).toBe(200)

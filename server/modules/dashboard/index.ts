@@ -12,6 +12,7 @@ import { deletePost, mergePost, updatePost } from '../posts/service.ts'
 import { listVotes } from '../votes/service.ts'
 import { createWorkspace, workspacesOfUser } from '../workspaces/service.ts'
 import { checkCsrf, dashboardHtml, errorPage, seeOther, statusHistory, viewerOf, workspaceChoices, workspaceViewer, type Viewer, type WorkspaceViewer } from './context.ts'
+import { dashboardScript, serveScript } from './script.ts'
 import { changelogPage, DASHBOARD, inboxPage, pickerPage, postPage, postPath, wsPath } from './pages.ts'
 
 // The team's dashboard (issue 33; docs/dashboard.md): server-rendered pages over the same services as
@@ -57,7 +58,7 @@ export const dashboardModule = (ctx: AppContext) => {
       listComments(ctx.db, workspaceId, postId, { page: 1, perPage: 100, offset: 0 }, { internal: true }),
       listVotes(ctx.db, workspaceId, postId, { page: 1, perPage: 100, offset: 0 }),
     ])
-    const shell = { title: post.title, slug: viewer.workspace.slug, csrf: viewer.csrf, notice: extra.notice, error: extra.error }
+    const shell = { title: post.title, slug: viewer.workspace.slug, csrf: viewer.csrf, notice: extra.notice, error: extra.error, script: (await dashboardScript()).path }
     return dashboardHtml(postPage(shell, {
       post, ...choices, history, typed: extra.typed, field: extra.field,
       comments: comments.items.map((c) => ({ author: c.author.name, body: c.body, internal: c.internal, at: c.created_at })),
@@ -84,6 +85,7 @@ export const dashboardModule = (ctx: AppContext) => {
 
   return new Elysia({ name: 'dashboard' })
     .use(requestPlugin(ctx))
+    .get(`${DASHBOARD}/_/dashboard.js`, ({ request }) => serveScript(request), hidden)
     .get(DASHBOARD, signedIn(async (viewer, request) => {
       const rows = await workspacesOfUser(ctx.db, viewer.session.user.id)
       const query = new URL(request.url).searchParams
@@ -114,7 +116,7 @@ export const dashboardModule = (ctx: AppContext) => {
         unanswered: filters.unanswered === undefined ? undefined : filters.unanswered === 'true', verified: filters.verified === undefined ? undefined : filters.verified === 'true',
       }, { page: pageNumber, perPage: 50, offset: (pageNumber - 1) * 50 })
       const choices = await workspaceChoices(ctx, viewer.workspace.id)
-      const shell = { title: 'Inbox', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query) }
+      const shell = { title: 'Inbox', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query), script: (await dashboardScript()).path }
       return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...choices }))
     }), hidden)
     .post(`${DASHBOARD}/:workspace_slug/bulk`, inWorkspace(async (viewer, { body }) => {

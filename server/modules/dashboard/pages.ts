@@ -8,6 +8,8 @@ import type { InboxItem } from '../inbox/queries.ts'
 
 export interface Shell {
   title: string
+  /** The keyboard script's hashed URL (script.ts). */
+  script?: string
   slug?: string
   csrf: string
   notice?: string
@@ -26,6 +28,7 @@ export function page(shell: Shell, content: HtmlValue): SafeHtml {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
 <title>${shell.title} · Chorus</title>
 <link rel="stylesheet" href="${ASSETS['portal.css'].path}">
+${shell.script && html`<script src="${shell.script}" defer></script>`}
 </head><body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top"><div class="wrap"><a class="brand" href="${DASHBOARD}"><span>Chorus</span></a>${nav}</div></header>
