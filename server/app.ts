@@ -36,6 +36,8 @@ import { sendingDomainModule } from './modules/sending-domain/index.ts'
 import { superadminModule } from './modules/superadmin/index.ts'
 import { userModule } from './modules/user/index.ts'
 import { viewsModule } from './modules/views/index.ts'
+import { inboxModule } from './modules/inbox/index.ts'
+import { dashboardModule } from './modules/dashboard/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { visitorsModule } from './modules/visitors/index.ts'
 import { widgetModule } from './modules/widget/index.ts'
@@ -68,6 +70,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
     .use(viewsModule(ctx))
+    .use(inboxModule(ctx))
     .use(publicModule(ctx))
     .use(publicChangelogModule(ctx))
     .use(changelogModule(ctx))
@@ -113,6 +116,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
     .use(mcpModule(ctx))
     .use(signInModule(ctx))
     .use(portalModule(ctx))
+    .use(dashboardModule(ctx))
   self = app
   bindRouteTable(ctx, () => self!)
   return { app, ctx }

@@ -5,6 +5,7 @@ import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type
 import { Boards, Labels, Statuses } from './resources/catalog.js'
 import { Changelog } from './resources/changelog.js'
 import { Comments } from './resources/comments.js'
+import { Inbox, SavedViews } from './resources/inbox.js'
 import { OAuthGrants } from './resources/oauth-grants.js'
 import { Posts } from './resources/posts.js'
 import { Votes } from './resources/votes.js'
@@ -44,6 +45,8 @@ export class Chorus {
   readonly statuses = new Statuses(this)
   readonly labels = new Labels(this)
   readonly posts = new Posts(this)
+  readonly inbox = new Inbox(this)
+  readonly views = new SavedViews(this)
   readonly comments = new Comments(this)
   readonly changelog = new Changelog(this)
   readonly votes = new Votes(this)

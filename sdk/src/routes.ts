@@ -35,6 +35,15 @@ export const ROUTES = {
   mergePost: 'POST /posts/{post_id}/merge',
   createTrackerIssue: 'POST /posts/{post_id}/tracker-issue',
 
+  listInbox: 'GET /workspaces/{workspace_slug}/inbox',
+  setInboxReadState: 'POST /workspaces/{workspace_slug}/inbox/read',
+  bulkUpdatePosts: 'POST /workspaces/{workspace_slug}/posts/bulk',
+  listSavedViews: 'GET /workspaces/{workspace_slug}/views',
+  createSavedView: 'POST /workspaces/{workspace_slug}/views',
+  getSavedView: 'GET /workspaces/{workspace_slug}/views/{view_id}',
+  updateSavedView: 'PATCH /workspaces/{workspace_slug}/views/{view_id}',
+  deleteSavedView: 'DELETE /workspaces/{workspace_slug}/views/{view_id}',
+
   listChangelogEntries: 'GET /changelog',
   createChangelogEntry: 'POST /changelog',
   getChangelogEntry: 'GET /changelog/{entry_id}',

@@ -61,7 +61,7 @@ export function errorHandler(ctx: AppContext) {
 
     if (error instanceof ApiError) {
       Object.assign(headers, error.headers)
-      if (error.issues) return reply(422, error.code, error.message, error.issues)
+      if (error.issues) return reply(422, error.code, error.message, error.issues, error.extra)
       return reply(error.status, error.code, error.message, error.message, error.extra)
     }
     if (error instanceof ValidationError) {

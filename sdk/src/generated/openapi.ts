@@ -1518,6 +1518,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's inbox: posts across every board, paged
+         * @description Every unmerged post of the workspace, private boards included. Filters: `board` (slug), `status` (name or id), `label` (slug), `owner` (`me`, `unassigned` or a member's user id), `unanswered` (no public reply from a member or key yet), `stale_days` (no change and no comment for that many days), `verified` (as on board lists), `q` (full-text). Sorts: `new`, `top`, `trending`, `oldest_unanswered` (unanswered posts, oldest first). An unknown board, status, label or owner is 422. Each post carries `unread` for a member (null for keys). `total` is exact with no filter but `board` and `status`; with others it counts at most 200 matches past the start of the page (docs/api.md#lists-and-paging).
+         */
+        get: operations["listInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/inbox/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark posts read or unread for yourself
+         * @description The caller's own read state (a dashboard session, or an OAuth token for its user; API keys get 403 FORBIDDEN). `read: true` marks the posts read now; a post turns unread again when it changes or gets a comment. Every id must be a post of the workspace (404 otherwise, nothing changed). Opening a post in the dashboard marks it read.
+         */
+        post: operations["setInboxReadState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/integrations": {
         parameters: {
             query?: never;
@@ -1984,6 +2024,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/posts/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change up to 500 posts at once, all or nothing
+         * @description One action for every listed post: a status (with an optional `status_message` for the voters), labels added or removed, an owner, a board, a merge into another post, or delete (merge and delete alone). Each post goes through the same service as its single route and raises the same events. All or nothing: when any post fails (not found, already merged...), nothing is applied and the answer is 422 VALIDATION_ERROR with `results` listing every post's outcome. With `Idempotency-Key`, a repeat answers the first response and changes nothing (no second event or webhook).
+         */
+        post: operations["bulkUpdatePosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/statuses": {
         parameters: {
             query?: never;
@@ -2026,6 +2086,58 @@ export interface paths {
          * @description Moving a status renumbers the others so positions stay 0..n-1. `is_default: true` switches the default in one transaction.
          */
         patch: operations["updateStatus"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Saved inbox views
+         * @description The caller's own views and the shared ones, oldest first (API keys see the shared ones).
+         */
+        get: operations["listSavedViews"];
+        put?: never;
+        /**
+         * Save an inbox view
+         * @description Filters are the query parameters of the inbox and are checked like them (an unknown board, status, label or owner is 422 at `body.filters`). A member's view is private unless `shared`; a view made with an API key is always shared.
+         */
+        post: operations["createSavedView"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/views/{view_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A saved view
+         * @description Another member's private view, or one of another workspace, is 404.
+         */
+        get: operations["getSavedView"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved view
+         * @description The same rule as changing it.
+         */
+        delete: operations["deleteSavedView"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, refilter or (un)share a view
+         * @description By the member who made it; a shared view also by an admin or the owner (403 FORBIDDEN otherwise). Views made with an API key stay shared.
+         */
+        patch: operations["updateSavedView"];
         trace?: never;
     };
     "/workspaces/{workspace_slug}/webhooks": {
@@ -2551,6 +2663,68 @@ export interface components {
             name?: string;
             /** @example acme */
             slug?: string;
+        };
+        /**
+         * @example {
+         *       "add_labels": [
+         *         "mobile"
+         *       ],
+         *       "post_ids": [
+         *         "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "post_0mi9x2k3aq9z8y7x6w5v4u3t2"
+         *       ],
+         *       "status": "Planned",
+         *       "status_message": "On the roadmap for Q1"
+         *     }
+         */
+        BulkPostsRequest: {
+            /** @description Label slugs to add */
+            add_labels?: string[];
+            /** @description Move the posts to this board */
+            board_slug?: string;
+            /**
+             * @description Delete the posts; alone, no other action
+             * @constant
+             */
+            delete?: true;
+            /** @description Merge every post into this one (it must not be among post_ids); alone, no other action */
+            merge_into_post_id?: string;
+            /** @description An active member, or null to unassign */
+            owner_user_id?: ((string | null) | null) | null;
+            /** @description 1 to 500 posts of the workspace */
+            post_ids: string[];
+            /** @description Label slugs to remove */
+            remove_labels?: string[];
+            /** @description A status name (case-insensitive) or id */
+            status?: string;
+            /** @description Sent with the status change to the posts' voters (needs `status`) */
+            status_message?: string;
+        };
+        /**
+         * @example {
+         *       "results": [
+         *         {
+         *           "error": null,
+         *           "ok": true,
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *         },
+         *         {
+         *           "error": null,
+         *           "ok": true,
+         *           "post_id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2"
+         *         }
+         *       ]
+         *     }
+         */
+        BulkPostsResult: {
+            results: {
+                error: (({
+                    code: string;
+                    message: string;
+                } | null) | null) | null;
+                ok: boolean;
+                post_id: string;
+            }[];
         };
         /**
          * @example {
@@ -3400,6 +3574,147 @@ export interface components {
             post_id: ((string | null) | null) | null;
             /** @enum {string|null|null} */
             reason: "auto_submitted" | "auto_reply" | "list_mail" | "bounce" | "own_mail" | "no_sender" | "subscription_inactive" | null;
+        };
+        /**
+         * @description Query parameters of GET /workspaces/{workspace_slug}/inbox
+         * @example {
+         *       "owner": "unassigned",
+         *       "sort": "oldest_unanswered",
+         *       "status": "Open"
+         *     }
+         */
+        InboxFilters: {
+            /** @description Only this board (slug) */
+            board?: string;
+            /** @description Label slug */
+            label?: string;
+            /** @description `me` (the signed-in member; not for API keys), `unassigned`, or a member's user id */
+            owner?: string;
+            /** @description Full-text search over title and body (websearch syntax) */
+            q?: string;
+            /** @enum {string} */
+            sort?: "new" | "top" | "trending" | "oldest_unanswered";
+            stale_days?: number;
+            /** @description A status name (case-insensitive) or id */
+            status?: string;
+            /** @enum {string} */
+            unanswered?: "true" | "false";
+            /** @enum {string} */
+            verified?: "true" | "false";
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "unread": true,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        InboxPage: {
+            items: components["schemas"]["InboxPost"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
+         *       "author": {
+         *         "email": "grace@customer.example",
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "name": "Grace Hopper",
+         *         "type": "end_user"
+         *       },
+         *       "board": "ideas",
+         *       "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "body": "Our support team works nights.",
+         *       "comment_count": 3,
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "labels": [
+         *         "ui"
+         *       ],
+         *       "merged_into": null,
+         *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "Planned",
+         *       "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status_kind": "planned",
+         *       "title": "Dark mode",
+         *       "tracker_issue": null,
+         *       "unread": true,
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "verified": true,
+         *       "votes": 12
+         *     }
+         */
+        InboxPost: {
+            author: components["schemas"]["Author"];
+            /** @description Board slug */
+            board: string;
+            board_id: string;
+            body: string;
+            /** @description Public comments; internal notes are not counted */
+            comment_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            id: string;
+            /** @description Label slugs */
+            labels: string[];
+            merged_into: ((string | null) | null) | null;
+            /** @description The member responsible for the post; hidden (null) on public routes */
+            owner_user_id: ((string | null) | null) | null;
+            /** @description Status name */
+            status: string;
+            status_id: string;
+            /** @enum {string} */
+            status_kind: "open" | "planned" | "in_progress" | "complete" | "closed";
+            title: string;
+            tracker_issue: components["schemas"]["TrackerIssue"];
+            /** @description For a member (session or OAuth token): true when the post is new to them or changed or got a comment since they last read it. Null for API keys */
+            unread: ((boolean | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description False while the author is an anonymous visitor who has not confirmed their e-mail address (it turns true for all their posts when they do); posts by members, keys and identified end users are true */
+            verified: boolean;
+            /** @description Public reads with an end-user session (`Authorization: Bearer`) only: whether that end user has voted for the post. Absent without a session and on the other routes */
+            voted?: boolean;
+            votes: number;
         };
         /**
          * @example {
@@ -4817,6 +5132,35 @@ export interface components {
         };
         /**
          * @example {
+         *       "items": [
+         *         {
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "unread": false
+         *         }
+         *       ]
+         *     }
+         */
+        ReadStateResult: {
+            items: {
+                post_id: string;
+                unread: boolean;
+            }[];
+        };
+        /**
+         * @example {
+         *       "post_ids": [
+         *         "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *       ],
+         *       "read": true
+         *     }
+         */
+        ReadStateUpdate: {
+            post_ids: string[];
+            /** @description true marks the posts read now; false marks them unread */
+            read: boolean;
+        };
+        /**
+         * @example {
          *       "groups": [
          *         {
          *           "items": [
@@ -4885,6 +5229,89 @@ export interface components {
                 /** @description Public posts in this group; `items` holds at most 50 */
                 total: number;
             }[];
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "filters": {
+         *         "board": "bugs",
+         *         "sort": "oldest_unanswered",
+         *         "unanswered": "true"
+         *       },
+         *       "id": "view_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "name": "Unanswered bugs",
+         *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "shared": true,
+         *       "updated_at": "2026-11-22T09:30:00.000Z"
+         *     }
+         */
+        SavedView: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            filters: components["schemas"]["InboxFilters"];
+            id: string;
+            name: string;
+            /** @description The member who made it; null for views made with an API key */
+            owner_user_id: ((string | null) | null) | null;
+            /** @description Shared views are seen by every member (and keys); the others only by their owner */
+            shared: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "filters": {
+         *         "board": "bugs",
+         *         "sort": "oldest_unanswered",
+         *         "unanswered": "true"
+         *       },
+         *       "name": "Unanswered bugs",
+         *       "shared": true
+         *     }
+         */
+        SavedViewCreate: {
+            filters?: components["schemas"]["InboxFilters"];
+            name: string;
+            /** @description Default false for members; views made with an API key are always shared */
+            shared?: boolean;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "filters": {
+         *             "board": "bugs",
+         *             "sort": "oldest_unanswered",
+         *             "unanswered": "true"
+         *           },
+         *           "id": "view_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Unanswered bugs",
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "shared": true,
+         *           "updated_at": "2026-11-22T09:30:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
+        SavedViewList: {
+            items: components["schemas"]["SavedView"][];
+        };
+        /**
+         * @example {
+         *       "shared": false
+         *     }
+         */
+        SavedViewUpdate: {
+            filters?: components["schemas"]["InboxFilters"];
+            name?: string;
+            shared?: boolean;
         };
         /**
          * @example {
@@ -10770,6 +11197,121 @@ export interface operations {
             };
         };
     };
+    listInbox: {
+        parameters: {
+            query?: {
+                board?: string;
+                label?: string;
+                limit?: number;
+                owner?: string;
+                page?: number;
+                per_page?: number;
+                q?: string;
+                sort?: "new" | "top" | "trending" | "oldest_unanswered";
+                stale_days?: number;
+                status?: string;
+                unanswered?: "true" | "false";
+                verified?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxPage"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setInboxReadState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReadStateUpdate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadStateResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listIntegrations: {
         parameters: {
             query?: never;
@@ -12376,6 +12918,59 @@ export interface operations {
             };
         };
     };
+    bulkUpdatePosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkPostsRequest"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPostsResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createStatus: {
         parameters: {
             query?: never;
@@ -12511,6 +13106,260 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Status"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSavedViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedViewList"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedViewCreate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                view_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                view_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSavedView: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                view_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedViewUpdate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedView"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */

@@ -135,6 +135,10 @@ export const posts = pgTable('posts', {
   index('posts_list_new_idx').on(table.boardId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_top_idx').on(table.boardId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_trending_idx').on(table.boardId, table.trending.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  // The inbox's orders across a workspace's boards, each with INCLUDE (board_id, status_id, owner_user_id, label_ids) (migration 0026).
+  index('posts_inbox_new_idx').on(table.workspaceId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_inbox_top_idx').on(table.workspaceId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_inbox_trending_idx').on(table.workspaceId, table.trending.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_workspace_idx').on(table.workspaceId),
   index('posts_search_idx').using('gin', table.search),
   index('posts_workspace_id_idx').on(table.workspaceId, table.id),

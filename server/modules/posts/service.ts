@@ -82,6 +82,8 @@ export interface PostChanges {
   labels?: string[]
   board?: string
   owner_user_id?: string | null
+  /** A note to the post's voters that goes with a status change (carried as `message` on `status.changed`). */
+  status_message?: string
 }
 
 /** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
@@ -108,14 +110,14 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
     const post = await getPost(tx, workspaceId, postId)
     if (status && status.id !== current.statusId) {
       await tx.insert(statusChanges).values({ id: newId('statusChange'), postId, fromStatusId: current.statusId, toStatusId: status.id, ...changedBy(caller) })
-      await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status })
+      await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status, ...(changes.status_message && { message: changes.status_message }) })
     }
     await recordEvent(tx, workspaceId, 'post.updated', { post, previous: before })
     return post
   })
 }
 
-export async function deletePost(db: Db, workspaceId: string, postId: string) {
+export async function deletePost(db: Db | Tx, workspaceId: string, postId: string) {
   await db.transaction(async (tx) => {
     const post = await getPost(tx, workspaceId, postId)
     await tx.delete(posts).where(eq(posts.id, postId))
@@ -127,7 +129,7 @@ export async function deletePost(db: Db, workspaceId: string, postId: string) {
  * Merges `sourceId` into `intoId`: the source's votes move unless the voter already voted on the
  * target, its comments move, counts are recomputed from the rows, and the source keeps `merged_into`.
  */
-export async function mergePost(db: Db, workspaceId: string, sourceId: string, intoId: string) {
+export async function mergePost(db: Db | Tx, workspaceId: string, sourceId: string, intoId: string) {
   if (sourceId === intoId) throw invalid(['body', 'into_post_id'], 'A post cannot be merged into itself')
   return db.transaction(async (tx) => {
     // Lock both rows in id order, so two merges touching the same posts cannot deadlock or interleave.

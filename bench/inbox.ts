@@ -1,0 +1,49 @@
+// The dashboard's inbox page (server-rendered HTML) against the JSON inbox it is built from, in the same
+// run, for the same signed-in member: GET /dashboard/{slug} and GET /api/v1/workspaces/{slug}/inbox (first
+// page, newest first), and POST …/posts/bulk on 100 posts. In process (app.handle, no sockets), requests
+// one after another: a first look at the cost of rendering, not a load test. Usage:
+//   BENCH_POSTS=10000 TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/test bun bench/inbox.ts
+import { sql } from 'drizzle-orm'
+import { boardFixture, workspaceFixture } from '../test/helpers/fixtures.ts'
+import { startHarness } from '../test/helpers/harness.ts'
+
+const POSTS = Number(process.env.BENCH_POSTS ?? 10_000)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300)
+
+const h = await startHarness()
+try {
+  const ws = await workspaceFixture(h)
+  const board = await boardFixture(h, ws.id, 'ideas')
+  // Posts written in one statement (the services' path is measured by the bulk call below).
+  await h.db.execute(sql`insert into posts (id, workspace_id, board_id, title, body, status_id, author_name, vote_count, created_at)
+    select 'post_bench' || lpad(n::text, 16, '0'), ${ws.id}, ${board.id}, 'Idea number ' || n, 'Some detail about idea ' || n,
+      (select id from statuses where workspace_id = ${ws.id} and is_default), 'Bench', n % 17, now() - (n || ' minutes')::interval
+    from generate_series(1, ${POSTS}) n`)
+  const client = ws.owner
+  const headers = { 'x-workspace': ws.slug }
+  const time = async (label: string, call: () => Promise<{ status: number }>) => {
+    for (let i = 0; i < 20; i++) await call()
+    const took: number[] = []
+    const started = performance.now()
+    for (let i = 0; i < ROUNDS; i++) {
+      const at = performance.now()
+      const res = await call()
+      if (res.status !== 200) throw new Error(`${label}: ${res.status}`)
+      took.push(performance.now() - at)
+    }
+    const rate = ROUNDS / ((performance.now() - started) / 1000)
+    took.sort((a, b) => a - b)
+    const pct = (p: number) => took[Math.min(took.length - 1, Math.floor(took.length * p))]!.toFixed(1)
+    console.log(`${label}: ${rate.toFixed(0)} req/s, p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms`)
+    return rate
+  }
+  const json = await time('JSON inbox', () => client.get(`/api/v1/workspaces/${ws.slug}/inbox?per_page=50`, { headers }))
+  const page = await time('inbox page', () => client.get(`/dashboard/${ws.slug}`))
+  console.log(`page / JSON: ${(page / json).toFixed(2)}× (${POSTS} posts; load ${(await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')})`)
+  const ids = (await client.get(`/api/v1/workspaces/${ws.slug}/inbox?per_page=100`, { headers })).body.items.map((post: { id: string }) => post.id)
+  const at = performance.now()
+  const bulk = await client.post(`/api/v1/workspaces/${ws.slug}/posts/bulk`, { post_ids: ids, status: 'Planned' }, { headers })
+  console.log(`posts/bulk on ${ids.length} posts: ${bulk.status}, ${(performance.now() - at).toFixed(0)} ms`)
+} finally {
+  await h.close()
+}
