@@ -11,6 +11,7 @@ import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { sendChangelogMail } from '../changelog/mail.ts'
+import { msUntilSubscriberMailDue, sendSubscriberMail } from '../post-subscriptions/mail.ts'
 import { IDLE_BACKSTOP_MS, claimOldestPending, wakeOnWork, type LeasedQueue } from '../../db/work.ts'
 
 const MAX_ATTEMPTS = 5
@@ -62,13 +63,15 @@ async function msUntilMailDue(ctx: AppContext): Promise<number | null> {
   return row?.ms == null ? null : Math.max(0, Number(row.ms))
 }
 
+const earliest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b))
+
 /**
  * Sends while there is mail to send, then sleeps until new mail commits (server/db/work.ts) or the
  * soonest retry falls due; `pollMs` caps that sleep (default: the backstop).
  */
 export function startNotificationMailer(ctx: AppContext, options: { pollMs?: number } = {}) {
   let stopped = false
-  const waking = wakeOnWork(ctx.database.listenForWork, ['notification_events', 'changelog_emails'])
+  const waking = wakeOnWork(ctx.database.listenForWork, ['notification_events', 'changelog_emails', 'subscriber_updates'])
   const running = (async () => {
     const waker = await waking
     while (!stopped) {
@@ -78,8 +81,10 @@ export function startNotificationMailer(ctx: AppContext, options: { pollMs?: num
         await Promise.all(batch.map((row) => sendOne(ctx, row)))
         // Changelog mail rides the same loop: its retries and any mail a crash left pending go from here.
         const changelog = await sendChangelogMail(ctx)
-        if (batch.length || changelog) continue
-        const due = await msUntilMailDue(ctx)
+        // So do post updates to subscribers, each batch once it is due (post-subscriptions/mail.ts).
+        const updates = await sendSubscriberMail(ctx)
+        if (batch.length || changelog || updates) continue
+        const due = earliest(await msUntilMailDue(ctx), await msUntilSubscriberMailDue(ctx))
         // A floor keeps a row that is due but locked by another sender from spinning this loop.
         if (due !== null) sleepMs = Math.max(50, Math.min(sleepMs, due))
       } catch (error) {
