@@ -69,8 +69,9 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const actor = await resolveActor(tx, workspaceId, caller, input)
     const id = newId('post')
     const title = cleanTitle(input.title)
-    // An end user's post starts with their own vote (they asked for it), unless the workspace turns that off.
-    const firstVote = actor.kind === 'end_user' && (await authorVotes(tx, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
+    // A post an end user writes themselves (widget, portal) starts with their own vote, unless the workspace
+    // turns that off; one a member or key files for them (an import, a support ticket) does not vote for them.
+    const firstVote = caller.kind === 'end_user' && actor.kind === 'end_user' && (await authorVotes(tx, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
     const written = await Promise.all([
       // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
       insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort() }),
