@@ -103,6 +103,8 @@ describe('the scenario', () => {
     expect(reply.body.author).toEqual({ type: 'team', id: null, name: workspaceName(), email: null })
     const shown = await h.client().get(`${base}/${ws.slug}/posts/${ids.post}`)
     expect(shown.body.comments.at(-1).author).toMatchObject({ type: 'team', name: workspaceName() })
+    const portal = await h.client().get(`/portal/${ws.slug}/posts/${ids.post}`)
+    expect(portal.body).toContain(`<strong>${workspaceName()}</strong> <span class="badge team">Team</span>`)
 
     const [ada, ...moreAda] = await mailsTo(people.ada)
     expect(moreAda).toHaveLength(0)
