@@ -223,6 +223,21 @@ describe('the scenario', () => {
   }, 60_000)
 })
 
+describe('members', () => {
+  test('an @mention of a member in an internal note e-mails them; a public comment or a note without one does not', async () => {
+    const owner = `owner-${ws.slug}@example.com`
+    smtp.inbox.splice(0)
+    expect((await api.post(`/api/v1/posts/${ids.post}/comments`, { body: `@owner-${ws.slug} can you check the contract?`, internal: true })).status).toBe(201)
+    const mail = await smtp.waitFor(owner, 10_000)
+    expect(mail.decoded).toContain(`${workspaceName()} mentioned you on "Dunkelmodus"`)
+    // Ada's post updates do not include internal notes.
+    await api.post(`/api/v1/posts/${ids.post}/comments`, { body: `@owner-${ws.slug}x is someone else`, internal: true })
+    await Bun.sleep(WINDOW_S * 1000 + 1500)
+    nothingTo(owner)
+    nothingTo(people.ada)
+  }, 30_000)
+})
+
 describe('errors and security', () => {
   test('unsubscribe links: a wrong token, another workspace, a foreign post are a 404 page and change nothing', async () => {
     const [row] = await h.db.select().from(endUsers).where(eq(endUsers.email, people.ada))

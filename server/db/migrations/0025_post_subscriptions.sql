@@ -34,6 +34,4 @@ CREATE TABLE subscriber_updates (
   PRIMARY KEY (event_id, end_user_id)
 );--> statement-breakpoint
 CREATE INDEX subscriber_updates_queue_idx ON subscriber_updates (end_user_id, created_at) WHERE status = 'pending';--> statement-breakpoint
-CREATE TRIGGER subscriber_updates_notify_work AFTER INSERT ON subscriber_updates FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_work();--> statement-breakpoint
--- Members: a subscription's e-mail at once or as one daily digest.
-ALTER TABLE notification_subscriptions ADD COLUMN delivery text NOT NULL DEFAULT 'instant';
+CREATE TRIGGER subscriber_updates_notify_work AFTER INSERT ON subscriber_updates FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_work();

@@ -18,8 +18,6 @@ export const notificationSubscriptions = pgTable('notification_subscriptions', {
   events: jsonb('events').$type<string[]>().notNull(),
   channel: text('channel', { enum: NOTIFICATION_CHANNELS }).notNull(),
   enabled: boolean('enabled').notNull().default(true),
-  /** E-mail at once, or one digest a day (notifications/digest.ts). */
-  delivery: text('delivery', { enum: ['instant', 'daily'] }).notNull().default('instant'),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [uniqueIndex('notification_subscriptions_member_channel_key').on(table.workspaceId, table.userId, table.channel)])
