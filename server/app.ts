@@ -26,6 +26,7 @@ import { mcpModule } from './modules/mcp/index.ts'
 import { signInModule } from './modules/signin/index.ts'
 import { membersModule } from './modules/members/index.ts'
 import { notificationsModule } from './modules/notifications/index.ts'
+import { postSubscriptionsModule } from './modules/post-subscriptions/index.ts'
 import { oauthApiModule } from './modules/oauth/api.ts'
 import { oauthServerModule } from './modules/oauth/index.ts'
 import { portalModule } from './modules/portal/index.ts'
@@ -80,6 +81,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(visitorsModule(ctx))
     .use(webhooksModule(ctx))
     .use(notificationsModule(ctx))
+    .use(postSubscriptionsModule(ctx))
     .use(sendingDomainModule(ctx))
     .use(inboundEmailModule(ctx))
     .use(exportsModule(ctx))

@@ -28,6 +28,10 @@ export interface Config {
   dataDir: string
   secretKey: string | undefined
   smtpUrl: string | undefined
+  /** Post updates to one end user wait this long for more before one e-mail goes out (docs/notifications.md). */
+  notifyBatchSeconds: number
+  /** ... but never longer than this after the first of them, however long a burst lasts. */
+  notifyBatchMaxSeconds: number
   emailFrom: string
   redisUrl: string | undefined
   superadminEmails: string[]
@@ -204,6 +208,8 @@ export function getConfig(env: Env): Config {
     dataDir: text(env, 'DATA_DIR') ?? './data',
     secretKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    notifyBatchSeconds: positiveNumber(env, 'NOTIFY_BATCH_SECONDS', 60),
+    notifyBatchMaxSeconds: positiveNumber(env, 'NOTIFY_BATCH_MAX_SECONDS', 900),
     emailFrom,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     superadminEmails,

@@ -6,6 +6,7 @@ import { describeError } from '../db/errors.ts'
 import { IDLE_BACKSTOP_MS, type WorkQueue } from '../db/work.ts'
 import { changelogMail } from '../modules/changelog/mail.ts'
 import { notificationMail } from '../modules/notifications/mailer.ts'
+import { subscriberMail } from '../modules/post-subscriptions/mail.ts'
 import type { BackgroundContext } from './context.ts'
 import { wokenLoop, type WokenLoop } from './woken-loop.ts'
 
@@ -20,7 +21,7 @@ export interface MailQueue {
 }
 
 /** Every kind of queued e-mail, sent in this order each round. */
-export const MAIL_QUEUES: readonly MailQueue[] = [notificationMail, changelogMail]
+export const MAIL_QUEUES: readonly MailQueue[] = [notificationMail, changelogMail, subscriberMail]
 
 export type Mailer = WokenLoop
 

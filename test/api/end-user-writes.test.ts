@@ -34,7 +34,7 @@ describe('happy', () => {
   test('an anonymous visitor posts with an e-mail address: the end user is created, post.created is written, the e-mail stays private', async () => {
     const res = await anonymous().post(`${base()}/boards/ideas/posts`, { title: 'Dark mode', body: 'Please', email: 'Visitor@Example.com' })
     expect(res.status).toBe(201)
-    expect(res.body).toMatchObject({ title: 'Dark mode', body: 'Please', board: 'ideas', votes: 0, author: { type: 'end_user', name: 'Anonymous', email: null } })
+    expect(res.body).toMatchObject({ title: 'Dark mode', body: 'Please', board: 'ideas', votes: 1, author: { type: 'end_user', name: 'Anonymous', email: null } })
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
     const [row] = await h.db.select().from(posts).where(eq(posts.id, res.body.id))
     const [author] = await h.db.select().from(endUsers).where(eq(endUsers.id, row!.authorEndUserId!))

@@ -141,7 +141,7 @@ describe('happy', () => {
       expect(reply.body).toMatchObject({ outcome: 'comment', post_id: created.body.id })
       const comment = await api.get(`/api/v1/comments/${reply.body.comment_id}`)
       expect(comment.body.body).toBe('Yes, and please make it follow the system setting.')
-      expect(comment.body.author).toMatchObject({ type: 'member', id: ws.ownerId })
+      expect(comment.body.author).toMatchObject({ type: 'team', id: ws.ownerId })
       expect(comment.body.internal).toBe(false)
 
       // Someone else (the notification was forwarded, or the address spoofed) comments as an end user.

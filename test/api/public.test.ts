@@ -94,7 +94,7 @@ describe('public reads: happy paths', () => {
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ id: ids.dark, title: 'Dark mode', comment_count: 2, votes: 3, owner_user_id: null })
     expect(res.body.comments.map((c: any) => c.body)).toEqual(['Me too', 'On the roadmap'])
-    expect(res.body.comments.map((c: any) => c.author.type)).toEqual(['end_user', 'member'])
+    expect(res.body.comments.map((c: any) => c.author.type)).toEqual(['end_user', 'team'])
     // A member without a name is known by e-mail; in public no part of it shows (docs/security.md#end-user-identity).
     expect(res.body.comments[1].author.name).toBe('Team member')
     expect(res.body.comments.every((c: any) => c.internal === false && c.author.email === null)).toBe(true)

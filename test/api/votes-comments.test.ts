@@ -62,7 +62,8 @@ describe('votes, comments and merge: happy paths', () => {
     expect(top.status).toBe(201)
     expect(top.body).toMatchObject({ post_id: post.id, parent_id: null, internal: false, author: { type: 'end_user' } })
     const reply = await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'Thanks', parent_id: top.body.id })
-    expect(reply.body).toMatchObject({ parent_id: top.body.id, author: { type: 'api_key' } })
+    // A key writes for the team: the workspace's name, never the key's (issue 32).
+    expect(reply.body).toMatchObject({ parent_id: top.body.id, author: { type: 'team', id: null, name: expect.stringMatching(/^Workspace /), email: null } })
     const note = await api().post(`/api/v1/posts/${post.id}/comments`, { body: 'Customer is on Scale', internal: true })
     expect(note.status).toBe(201)
     expect((await postRow(post.id)).commentCount).toBe(2)

@@ -7,17 +7,25 @@ export interface ReceivedMail {
   decoded: string
 }
 
+// A run of escapes is decoded as the UTF-8 bytes it stands for, so non-ASCII text (e-mail in German, Arabic...) reads right.
 const decodeQuotedPrintable = (raw: string) =>
-  raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+  raw.replace(/=\r?\n/g, '').replace(/(?:=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replaceAll('=', ''), 'hex').toString('utf8'))
 
-/** A real SMTP server (the `smtp-server` package) on a random loopback port that keeps what it receives. */
-export async function startSmtp() {
+/**
+ * A real SMTP server (the `smtp-server` package) on a random loopback port that keeps what it receives.
+ * `reject`: recipients it refuses with a permanent 550, as a mailbox that does not exist (a bounce).
+ */
+export async function startSmtp(options: { reject?: (address: string) => boolean } = {}) {
   const inbox: ReceivedMail[] = []
   const waiters: (() => void)[] = []
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (options.reject?.(address.address)) return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }))
+      callback()
+    },
     onData(stream, session, callback) {
       let raw = ''
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))

@@ -38,6 +38,7 @@ const en = {
   back: 'Back',
   comments: 'Comments',
   noComments: 'No comments yet.',
+  team: 'Team',
   comment: 'Comment',
   send: 'Send comment',
   commented: 'Comment posted.',
@@ -53,6 +54,7 @@ const en = {
 export type Words = typeof en
 
 const de: Partial<Words> = {
+  team: 'Team',
   close: 'Schließen', ideas: 'Ideen', roadmap: 'Roadmap', news: 'Neuigkeiten', board: 'Board', loading: 'Wird geladen…',
   empty: 'Noch keine Ideen. Sei die erste Person!', failed: 'Laden fehlgeschlagen: {0}', more: 'Mehr anzeigen', voteFor: 'Für {0} stimmen',
   vote1: 'Stimme', votes: 'Stimmen', open: '{0} öffnen', newIn: 'Neuer Beitrag in {0}', title: 'Titel', details: 'Details', email: 'E-Mail',
@@ -67,6 +69,7 @@ const de: Partial<Words> = {
 }
 
 const fr: Partial<Words> = {
+  team: 'Équipe',
   close: 'Fermer', ideas: 'Idées', roadmap: 'Feuille de route', news: 'Nouveautés', board: 'Tableau', loading: 'Chargement…',
   empty: 'Aucune idée pour l’instant. Soyez le premier !', failed: 'Échec du chargement : {0}', more: 'Voir plus', voteFor: 'Voter pour {0}',
   vote1: 'vote', votes: 'votes', open: 'Ouvrir {0}', newIn: 'Nouvelle idée dans {0}', title: 'Titre', details: 'Détails', email: 'E-mail',
@@ -81,6 +84,7 @@ const fr: Partial<Words> = {
 }
 
 const es: Partial<Words> = {
+  team: 'Equipo',
   close: 'Cerrar', ideas: 'Ideas', roadmap: 'Hoja de ruta', news: 'Novedades', board: 'Tablero', loading: 'Cargando…',
   empty: 'Aún no hay ideas. ¡Sé el primero!', failed: 'No se pudo cargar: {0}', more: 'Ver más', voteFor: 'Votar por {0}',
   vote1: 'voto', votes: 'votos', open: 'Abrir {0}', newIn: 'Nueva idea en {0}', title: 'Título', details: 'Detalles', email: 'Correo electrónico',
@@ -95,6 +99,7 @@ const es: Partial<Words> = {
 }
 
 const ja: Partial<Words> = {
+  team: 'チーム',
   close: '閉じる', ideas: 'アイデア', roadmap: 'ロードマップ', news: '新着情報', board: 'ボード', loading: '読み込み中…',
   empty: 'まだアイデアはありません。最初の投稿をどうぞ!', failed: '読み込めませんでした: {0}', more: 'さらに表示', voteFor: '{0} に投票',
   vote1: '票', votes: '票', open: '{0} を開く', newIn: '{0} に新規投稿', title: 'タイトル', details: '詳細', email: 'メールアドレス',
@@ -109,6 +114,7 @@ const ja: Partial<Words> = {
 }
 
 const ar: Partial<Words> = {
+  team: 'الفريق',
   close: 'إغلاق', ideas: 'الأفكار', roadmap: 'خارطة الطريق', news: 'ما الجديد', board: 'اللوحة', loading: 'جارٍ التحميل…',
   empty: 'لا توجد أفكار بعد. كن أول من يشارك!', failed: 'تعذّر التحميل: {0}', more: 'عرض المزيد', voteFor: 'صوّت لـ {0}',
   vote1: 'صوت', votes: 'أصوات', open: 'فتح {0}', newIn: 'منشور جديد في {0}', title: 'العنوان', details: 'التفاصيل', email: 'البريد الإلكتروني',
@@ -123,6 +129,7 @@ const ar: Partial<Words> = {
 }
 
 const he: Partial<Words> = {
+  team: 'צוות',
   close: 'סגירה', ideas: 'רעיונות', roadmap: 'מפת דרכים', news: 'מה חדש', board: 'לוח', loading: 'טוען…',
   empty: 'אין עדיין רעיונות. היו הראשונים!', failed: 'הטעינה נכשלה: {0}', more: 'הצגת עוד', voteFor: 'הצבעה עבור {0}',
   vote1: 'קול', votes: 'קולות', open: 'פתיחת {0}', newIn: 'פוסט חדש ב{0}', title: 'כותרת', details: 'פרטים', email: 'דוא״ל',

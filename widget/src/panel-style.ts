@@ -32,6 +32,7 @@ li>div{min-width:0;flex:1}
 .t{font-weight:600;overflow-wrap:anywhere;padding:0}
 .t:hover{text-decoration:underline}
 .muted{color:var(--muted);font-size:12px}
+.team{display:inline-block;padding:0 6px;border-radius:4px;background:var(--accent);color:var(--on-accent);font-weight:600}
 .sec{align-self:flex-start;padding:6px 12px;border:1px solid var(--line);font-weight:600;font-size:13px}
 .sec:hover{background:var(--soft)}
 form{display:flex;flex-direction:column;gap:10px;padding-top:14px;border-top:1px solid var(--line)}

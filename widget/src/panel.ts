@@ -205,7 +205,8 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       }
     }
     try {
-      const { data, response } = await request<T>(path, address ? { ...payload, email: address } : payload)
+      // `locale`: e-mail about the post comes in the language this panel speaks.
+      const { data, response } = await request<T>(path, { ...payload, ...(address && { email: address }), locale: lang })
       const issued = response.headers.get('chorus-session-token')
       const verified = (data as { verified?: boolean } | null)?.verified
       if (!identified && (issued || visitor)) {
@@ -354,7 +355,8 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   }
 
   const date = (iso: string) => new Intl.DateTimeFormat(lang, { dateStyle: 'medium' }).format(new Date(iso))
-  const commentItem = (comment: Comment) => h('li', {}, h('div', {}, h('p', { class: 'muted' }, `${comment.author.name} · ${date(comment.created_at)}`), h('p', { class: 'pre' }, comment.body)))
+  // The team's replies carry a badge, so a visitor tells an answer from another visitor's comment.
+  const commentItem = (comment: Comment) => h('li', {}, h('div', {}, h('p', { class: 'muted' }, comment.author.name, ...(comment.author.type === 'team' ? [' ', h('span', { class: 'team' }, t('team'))] : []), ` · ${date(comment.created_at)}`), h('p', { class: 'pre' }, comment.body)))
 
   const api: PanelApi = {
     open() {

@@ -838,6 +838,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{post_id}/subscribers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's subscribers: who hears of its changes, and why
+         * @description With an API key (`posts:read`) or a dashboard session. End users follow a post they wrote, voted for or commented on publicly, and the posts merged into it. They are told of status changes, public team replies and merges (docs/notifications.md); `mail_blocked` says why e-mail would not reach one. A post of another workspace is 404.
+         */
+        get: operations["listPostSubscribers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts/{post_id}/tracker-issue": {
         parameters: {
             query?: never;
@@ -2310,6 +2330,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "end_user.notified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * end_user.notified delivery
+         * @description An end user was told what happened to posts they follow (one per e-mail batch, docs/notifications.md): `emailed` false when no e-mail went out (an identified user of a workspace that does not e-mail them, or an address that bounced), so your product can tell them itself. Updates that cancelled out (a status change undone within the batch) raise nothing. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_end_user_notified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "post.created": {
         parameters: {
             query?: never;
@@ -2589,7 +2629,7 @@ export interface components {
             id: ((string | null) | null) | null;
             name: string;
             /** @enum {string} */
-            type: "member" | "end_user" | "api_key" | "deleted";
+            type: "member" | "end_user" | "api_key" | "team" | "deleted";
         };
         /**
          * @example {
@@ -2911,7 +2951,7 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
             /** @description `map_...` */
             id: string;
             /**
@@ -2936,7 +2976,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id: string;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
         };
         /**
          * @example {
@@ -2951,7 +2991,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id?: string;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
         };
         /**
          * @example {
@@ -3406,6 +3446,96 @@ export interface components {
             name: ((string | null) | null) | null;
             /** @description False for an anonymous e-mail identity whose owner has not clicked the confirmation link yet; identified (JWT) end users and those named by a member or key are verified */
             verified: boolean;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "emailed": true,
+         *         "end_user": {
+         *           "email": "grace@customer.example",
+         *           "external_id": "user-1234",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "locale": "de"
+         *         },
+         *         "posts": [
+         *           {
+         *             "merged_into": null,
+         *             "post": {
+         *               "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "title": "Dark mode"
+         *             },
+         *             "replies": [],
+         *             "status": {
+         *               "author": {
+         *                 "name": "Acme",
+         *                 "type": "team"
+         *               },
+         *               "from": "Open",
+         *               "message": "Scheduled for March.",
+         *               "to": "Planned"
+         *             }
+         *           }
+         *         ]
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "end_user.notified",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        EndUserNotifiedEvent: {
+            data: {
+                emailed: boolean;
+                end_user: {
+                    email: ((string | null) | null) | null;
+                    external_id: ((string | null) | null) | null;
+                    id: string;
+                    /** @description The language the news is (or would be) written in */
+                    locale: string;
+                };
+                posts: {
+                    /** @description The post was merged into this one, which they now follow */
+                    merged_into: (({
+                        id: string;
+                        title: string;
+                    } | null) | null) | null;
+                    post: {
+                        id: string;
+                        title: string;
+                    };
+                    /** @description Public team replies */
+                    replies: {
+                        author: (({
+                            name: string;
+                            type: string;
+                        } | null) | null) | null;
+                        body: string;
+                        id: string;
+                    }[];
+                    /** @description The net status change of the batch */
+                    status: (({
+                        author: (({
+                            /** @description The member's name, or the workspace's for an API key */
+                            name: string;
+                            /** @constant */
+                            type: "team";
+                        } | null) | null) | null;
+                        from: string;
+                        message: ((string | null) | null) | null;
+                        to: string;
+                    } | null) | null) | null;
+                }[];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "end_user.notified";
+            workspace_id: string;
         };
         /**
          * @description The end user with the widget session token (identify)
@@ -4149,7 +4279,7 @@ export interface components {
             /** @enum {string} */
             channel: "email" | "in_app";
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
         };
         /**
          * @example {
@@ -4699,11 +4829,72 @@ export interface components {
         };
         /**
          * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "email": "grace@customer.example",
+         *       "end_user_id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "external_id": null,
+         *       "locale": "de",
+         *       "mail_blocked": null,
+         *       "name": "Grace Hopper",
+         *       "reason": "author",
+         *       "subscribed": true
+         *     }
+         */
+        PostSubscriber: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            email: ((string | null) | null) | null;
+            end_user_id: string;
+            external_id: ((string | null) | null) | null;
+            /** @description The language of their e-mail (their last public write) */
+            locale: ((string | null) | null) | null;
+            /** @enum {string|null|null} */
+            mail_blocked: "no_address" | "unconfirmed" | "bounced" | null;
+            name: ((string | null) | null) | null;
+            /** @enum {string} */
+            reason: "author" | "voter" | "commenter" | "merged";
+            /** @description False once they unsubscribed from this post or from all of the workspace */
+            subscribed: boolean;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "email": "grace@customer.example",
+         *           "end_user_id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "external_id": null,
+         *           "locale": "de",
+         *           "mail_blocked": null,
+         *           "name": "Grace Hopper",
+         *           "reason": "author",
+         *           "subscribed": true
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        PostSubscriberPage: {
+            items: components["schemas"]["PostSubscriber"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
          *       "labels": [
          *         "ui",
          *         "mobile"
          *       ],
-         *       "status": "Planned"
+         *       "status": "Planned",
+         *       "status_message": "Scheduled for the March release."
          *     }
          */
         PostUpdate: {
@@ -4716,6 +4907,8 @@ export interface components {
             owner_user_id?: ((string | null) | null) | null;
             /** @description A status name (case-insensitive) or id */
             status?: string;
+            /** @description With `status`: the team's word to the post's subscribers, carried by `status.changed` and its e-mail. Ignored when the status does not change */
+            status_message?: string;
             /** @description The post's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
             title?: string;
         };
@@ -4914,6 +5107,8 @@ export interface components {
              * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
              */
             email?: string;
+            /** @enum {string} */
+            locale?: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             /** @description Reply to this public comment of the same post */
             parent_id?: string;
         };
@@ -5025,6 +5220,8 @@ export interface components {
              * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
              */
             email?: string;
+            /** @enum {string} */
+            locale?: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             /** @description The post's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
             title: string;
         };
@@ -5074,6 +5271,8 @@ export interface components {
              * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
              */
             email?: string;
+            /** @enum {string} */
+            locale?: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
         };
         /**
          * @example {
@@ -5411,7 +5610,12 @@ export interface components {
         /**
          * @example {
          *       "data": {
+         *         "author": {
+         *           "name": "Ada Lovelace",
+         *           "type": "team"
+         *         },
          *         "from_status": "Open",
+         *         "message": "Scheduled for March.",
          *         "post": {
          *           "author": {
          *             "email": "grace@customer.example",
@@ -5449,8 +5653,16 @@ export interface components {
          */
         StatusChangedEvent: {
             data: {
+                author?: (({
+                    /** @description The member's name, or the workspace's for an API key */
+                    name: string;
+                    /** @constant */
+                    type: "team";
+                } | null) | null) | null;
                 /** @description Status name before */
                 from_status: string;
+                /** @description The team's `status_message`, told to the post's subscribers */
+                message?: ((string | null) | null) | null;
                 post: components["schemas"]["Post"];
                 /** @description Status name after */
                 to_status: string;
@@ -5992,7 +6204,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
             id: string;
             /**
              * Format: date-time
@@ -6014,7 +6226,7 @@ export interface components {
         WebhookCreate: {
             description?: ((string | null) | null) | null;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -6047,7 +6259,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
             id: string;
             /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
             secret: string;
@@ -6136,7 +6348,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
             id: string;
             /**
              * Format: date-time
@@ -6162,7 +6374,7 @@ export interface components {
             /** @description false stops deliveries and cancels pending ones; true resumes with new events */
             enabled?: boolean;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -6442,10 +6654,14 @@ export interface components {
             settings?: {
                 /** @description Anonymous widget visitors may post and vote with an e-mail address (default true) */
                 allow_anonymous?: boolean;
-                /** @description The portal's and widget's accent colour (public as `accent_color`) */
+                /** @description An end user's new post starts with their own vote (default true) */
+                author_votes?: boolean;
+                /** @description The portal's and widget's accent colour (public as `accent_color`); also the colour of e-mail to end users */
                 brand_color?: ((string | null) | null) | null;
                 /** @description The slug of the public board the widget opens on (default: the oldest public board) */
                 default_board?: ((string | null) | null) | null;
+                /** @description Post updates are e-mailed to identified (JWT) end users too (default true); off, only `end_user.notified` webhook events tell them, for your own product to pass on */
+                email_identified_users?: boolean;
             };
             /** @example acme */
             slug?: string;
@@ -9019,6 +9235,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PostMergeResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPostSubscribers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostSubscriberPage"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -13794,6 +14063,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CommentDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_end_user_notified: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndUserNotifiedEvent"];
             };
         };
         responses: {

@@ -59,10 +59,19 @@ export const endUsers = pgTable('end_users', {
   verifiedAt: at('verified_at'),
   /** The last confirmation e-mail sent after an anonymous write (at most one a day). */
   confirmationSentAt: at('confirmation_sent_at'),
+  /** The language of their e-mail: one of the widget's (en, de, fr, es, ja, ar, he), from their last public write. */
+  locale: text('locale'),
+  /** The last permanent failure (SMTP 5xx) mailing `email`: no post update is sent while it is set. */
+  emailBouncedAt: at('email_bounced_at'),
+  /** They unsubscribed from every post update of the workspace. */
+  notificationsOffAt: at('notifications_off_at'),
+  /** The secret in their unsubscribe links, made the first time they are mailed a post update. */
+  mailToken: text('mail_token'),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
   uniqueIndex('end_users_external_key').on(table.workspaceId, table.externalId),
+  uniqueIndex('end_users_mail_token_key').on(table.mailToken),
   uniqueIndex('end_users_anonymous_email_key').on(table.workspaceId, table.email).where(sql`external_id is null`),
   index('end_users_workspace_id_idx').on(table.workspaceId, table.id),
 ])

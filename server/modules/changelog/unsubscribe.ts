@@ -5,7 +5,8 @@ import { escapeHtml as escape } from '../../lib/mail.ts'
 import { htmlResponse } from '../oauth/page.ts'
 import { findSubscription, unsubscribe } from './mail.ts'
 
-function page(title: string, body: string, status = 200) {
+/** A plain page of the unsubscribe flows (changelog and post updates). */
+export function unsubscribeHtml(title: string, body: string, status = 200) {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><meta name="referrer" content="no-referrer"><title>${escape(title)}</title>
@@ -19,15 +20,15 @@ export async function unsubscribePage(db: Db, workspaceSlug: string, token: stri
   try {
     if (confirm) {
       const row = await unsubscribe(db, workspaceSlug, token)
-      return page('You are unsubscribed', `<p>You will get no more changelog e-mail from ${escape(row.workspaceName)}.</p>`)
+      return unsubscribeHtml('You are unsubscribed', `<p>You will get no more changelog e-mail from ${escape(row.workspaceName)}.</p>`)
     }
     const row = await findSubscription(db, workspaceSlug, token)
     const done = row.subscription.unsubscribedAt !== null
-    return page(done ? 'You are unsubscribed' : 'Unsubscribe from changelog e-mail', done
+    return unsubscribeHtml(done ? 'You are unsubscribed' : 'Unsubscribe from changelog e-mail', done
       ? `<p>You already get no changelog e-mail from ${escape(row.workspaceName)}.</p>`
       : `<p>Stop e-mail about ${escape(row.workspaceName)}'s changelog?</p><form method="post"><button type="submit">Unsubscribe</button></form>`)
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'NOT_FOUND') return page('Link not valid', '<p>This unsubscribe link is not valid. It may belong to another workspace or be mistyped.</p>', 404)
+    if (error instanceof ApiError && error.code === 'NOT_FOUND') return unsubscribeHtml('Link not valid', '<p>This unsubscribe link is not valid. It may belong to another workspace or be mistyped.</p>', 404)
     throw error
   }
 }

@@ -1,12 +1,12 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
-import { comments, posts } from '../../db/schema/index.ts'
+import { comments, posts, workspaces } from '../../db/schema/index.ts'
 import { ApiError, conflict, forbidden, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import type { Member } from '../../plugins/credentials.ts'
 import { recordEvent } from '../../events/outbox.ts'
-import { authorColumns, authorEndUser, authorKey, authorSelection, authorUser, resolveActor, toAuthor, type AuthorRow, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
+import { authorColumns, authorEndUser, authorKey, authorSelection, authorUser, resolveActor, toReplyAuthor, type AuthorRow, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { envelope, totalOf, type Page } from '../../lib/paging.ts'
 
@@ -15,8 +15,9 @@ export const seesInternal = (caller: FeedbackCaller) => caller.kind === 'session
 
 function selectComments(db: Db | Tx) {
   return db
-    .select({ comment: comments, ...authorSelection, total: sql<number>`count(*) over()`.mapWith(Number) })
+    .select({ comment: comments, ...authorSelection, workspaceName: workspaces.name, total: sql<number>`count(*) over()`.mapWith(Number) })
     .from(comments)
+    .innerJoin(workspaces, eq(workspaces.id, comments.workspaceId))
     .leftJoin(authorUser, eq(authorUser.id, comments.authorUserId))
     .leftJoin(authorEndUser, eq(authorEndUser.id, comments.authorEndUserId))
     .leftJoin(authorKey, eq(authorKey.id, comments.authorKeyId))
@@ -30,7 +31,7 @@ export const toCommentResponse = (row: CommentRow, publicView = false) => ({
   parent_id: row.comment.parentId,
   body: row.comment.body,
   internal: row.comment.internal,
-  author: toAuthor(row as AuthorRow, publicView),
+  author: toReplyAuthor(row as AuthorRow, row.workspaceName, publicView),
   created_at: row.comment.createdAt.toISOString(),
   updated_at: row.comment.updatedAt.toISOString(),
 })

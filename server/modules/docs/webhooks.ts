@@ -21,6 +21,18 @@ const VoteData = t.Object({
 })
 const voteData = { vote: { id: 'vote_0mi9x2k3aq1b2c3d4e5f6g7h8', post_id: postId, voter: { type: 'end_user', id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8' } }, votes: 13 }
 const CommentData = t.Object({ comment: CommentResponse, post_id: t.String() })
+const TeamAuthor = t.Object({ type: t.Literal('team'), name: t.String({ description: "The member's name, or the workspace's for an API key" }) })
+const PostRef = t.Object({ id: t.String(), title: t.String() })
+const EndUserNotifiedData = t.Object({
+  end_user: t.Object({ id: t.String(), external_id: t.Nullable(t.String()), email: t.Nullable(t.String()), locale: t.String({ description: 'The language the news is (or would be) written in' }) }),
+  emailed: t.Boolean(),
+  posts: t.Array(t.Object({
+    post: PostRef,
+    status: t.Nullable(t.Object({ from: t.String(), to: t.String(), message: t.Nullable(t.String()), author: t.Nullable(TeamAuthor) }), { description: 'The net status change of the batch' }),
+    replies: t.Array(t.Object({ id: t.String(), body: t.String(), author: t.Nullable(t.Object({ type: t.String(), name: t.String() })) }), { description: 'Public team replies' }),
+    merged_into: t.Nullable(PostRef, { description: 'The post was merged into this one, which they now follow' }),
+  })),
+})
 
 /** What each kind carries in `data`, with an example, and when it is raised. */
 const EVENTS: Partial<Record<EventType, { when: string; data: TSchema; example: unknown }>> = {
@@ -38,13 +50,24 @@ const EVENTS: Partial<Record<EventType, { when: string; data: TSchema; example: 
   },
   'status.changed': {
     when: "A post's status changed (raised beside `post.updated`).",
-    data: t.Object({ post: PostResponse, from_status: t.String({ description: 'Status name before' }), to_status: t.String({ description: 'Status name after' }) }),
-    example: { post: postExample, from_status: 'Open', to_status: 'Planned' },
+    data: t.Object({
+      post: PostResponse,
+      from_status: t.String({ description: 'Status name before' }),
+      to_status: t.String({ description: 'Status name after' }),
+      message: t.Optional(t.Nullable(t.String({ description: "The team's `status_message`, told to the post's subscribers" }))),
+      author: t.Optional(t.Nullable(TeamAuthor)),
+    }),
+    example: { post: postExample, from_status: 'Open', to_status: 'Planned', message: 'Scheduled for March.', author: { type: 'team', name: 'Ada Lovelace' } },
   },
   'comment.created': { when: 'A comment or internal note was added to a post.', data: CommentData, example: { comment: commentExample, post_id: postId } },
   'comment.deleted': { when: 'A comment was deleted; `comment` is its last state.', data: CommentData, example: { comment: commentExample, post_id: postId } },
   'vote.created': { when: 'A vote was cast on a post.', data: VoteData, example: voteData },
   'vote.deleted': { when: 'A vote was taken back.', data: VoteData, example: { ...voteData, votes: 12 } },
+  'end_user.notified': {
+    when: "An end user was told what happened to posts they follow (one per e-mail batch, docs/notifications.md): `emailed` false when no e-mail went out (an identified user of a workspace that does not e-mail them, or an address that bounced), so your product can tell them itself. Updates that cancelled out (a status change undone within the batch) raise nothing.",
+    data: EndUserNotifiedData,
+    example: { end_user: { id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', external_id: 'user-1234', email: 'grace@customer.example', locale: 'de' }, emailed: true, posts: [{ post: { id: postId, title: 'Dark mode' }, status: { from: 'Open', to: 'Planned', message: 'Scheduled for March.', author: { type: 'team', name: 'Acme' } }, replies: [], merged_into: null }] },
+  },
   'changelog.published': {
     when: 'A changelog entry was published; its linked posts were moved to the first `complete` status (each raising `status.changed`) in the same transaction.',
     data: t.Object({ entry: ChangelogResponse }),

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import type { endUsers } from '../../db/schema/index.ts'
-import { Timestamp } from '../../lib/schema.ts'
+import { Enum, Timestamp } from '../../lib/schema.ts'
+import { MAIL_LOCALES } from '../post-subscriptions/i18n.ts'
 import { TITLE_TEXT_RULE } from '../../lib/text.ts'
 
 const TITLE_DESCRIPTION = `The post's heading. ${TITLE_TEXT_RULE}`
@@ -40,19 +41,24 @@ export const toEndUserResponse = (row: typeof endUsers.$inferSelect) => ({
   created_at: row.createdAt.toISOString(),
 })
 
+/** The language the writer reads: their e-mail about the post comes in it (one of the widget's seven; the widget sends its own). */
+const locale = t.Optional(Enum([...MAIL_LOCALES], { description: "The writer's language (the widget's seven): e-mail about the post is written in it. The latest write's wins" }))
+
 const anonymousEmail = t.Optional(t.String({ format: 'email', maxLength: 254, description: 'Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead' }))
 
 export const PublicPostCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 200, description: TITLE_DESCRIPTION }),
   body: t.Optional(t.String({ maxLength: 20_000 })),
   email: anonymousEmail,
+  locale,
 }, { additionalProperties: false, $id: 'PublicPostCreate', examples: [{ title: 'Dark mode', body: 'Our support team works nights.', email: 'grace@customer.example' }] })
 
 export const PublicCommentCreate = t.Object({
   body: t.String({ minLength: 1, maxLength: 10_000 }),
   parent_id: t.Optional(t.String({ maxLength: 64, description: 'Reply to this public comment of the same post' })),
   email: anonymousEmail,
+  locale,
 }, { additionalProperties: false, $id: 'PublicCommentCreate', examples: [{ body: 'Same here, please!', email: 'grace@customer.example' }], description: 'Public comments are never internal' })
 
-export const PublicVoteToggle = t.Object({ email: anonymousEmail }, { additionalProperties: false, $id: 'PublicVoteToggle', examples: [{ email: 'grace@customer.example' }] })
+export const PublicVoteToggle = t.Object({ email: anonymousEmail, locale }, { additionalProperties: false, $id: 'PublicVoteToggle', examples: [{ email: 'grace@customer.example' }] })
 

@@ -1,4 +1,6 @@
+import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
+import { endUsers } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
 import type { EndUserContext } from '../../plugins/auth.ts'
 import * as comments from '../comments/service.ts'
@@ -11,22 +13,33 @@ import * as votes from '../votes/service.ts'
 // with the writer the `endUser` path resolved, behind the public visibility rules.
 
 /** A new post on a public board, answered as the public sees it; a private board is 404. */
-export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string }) {
+/** The writer's language, kept for their e-mail (post-subscriptions/i18n.ts); the latest write's wins. */
+async function rememberLocale(db: Db, writer: EndUserContext, locale: string | undefined) {
+  const endUserId = 'endUserId' in writer.caller ? writer.caller.endUserId : writer.anonymous?.id
+  if (locale && endUserId) await db.update(endUsers).set({ locale }).where(and(eq(endUsers.id, endUserId), eq(endUsers.workspaceId, writer.workspace.id)))
+}
+
+export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string; locale?: string }) {
   const board = await findBoard(db, writer.workspace.id, boardSlug)
   // A private board does not exist for the public.
   if (board.isPrivate) throw notFound('Board')
   const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body })
+  await rememberLocale(db, writer, input.locale)
   return getPost(db, writer.workspace.id, created.id, { publicView: true })
 }
 
 /** Toggles the writer's vote on a public post: `{voted, votes}`; a vote this writer may not take back stays cast (`voteRemoval`). */
-export async function voteAsEndUser(db: Db, writer: EndUserContext, postId: string) {
+export async function voteAsEndUser(db: Db, writer: EndUserContext, postId: string, locale?: string) {
   await getPost(db, writer.workspace.id, postId, { publicView: true })
-  return votes.toggleVote(db, writer.workspace.id, writer.caller, postId, {}, writer.voteRemoval)
+  const vote = await votes.toggleVote(db, writer.workspace.id, writer.caller, postId, {}, writer.voteRemoval)
+  await rememberLocale(db, writer, locale)
+  return vote
 }
 
 /** A public (never internal) comment on a public post. */
-export async function commentAsEndUser(db: Db, writer: EndUserContext, postId: string, input: { body: string; parent_id?: string }) {
+export async function commentAsEndUser(db: Db, writer: EndUserContext, postId: string, input: { body: string; parent_id?: string; locale?: string }) {
   await getPost(db, writer.workspace.id, postId, { publicView: true })
-  return comments.createComment(db, writer.workspace.id, writer.caller, postId, { body: input.body, parent_id: input.parent_id, internal: false }, true)
+  const comment = await comments.createComment(db, writer.workspace.id, writer.caller, postId, { body: input.body, parent_id: input.parent_id, internal: false }, true)
+  await rememberLocale(db, writer, input.locale)
+  return comment
 }

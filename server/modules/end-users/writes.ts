@@ -28,8 +28,8 @@ export const publicWritesModule = (ctx: AppContext) =>
       response: { 201: PostResponse },
       detail: { operationId: 'createPublicPost', tags, summary: 'Post feedback as an end user (raises `post.created`)', description: `${WHO} A private board is 404.` },
     })
-    .post('/posts/:post_id/votes', async ({ endUser, params, set }) => {
-      const result = await voteAsEndUser(ctx.db, endUser, params.post_id)
+    .post('/posts/:post_id/votes', async ({ endUser, params, body, set }) => {
+      const result = await voteAsEndUser(ctx.db, endUser, params.post_id, body?.locale)
       await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       return result
     }, {

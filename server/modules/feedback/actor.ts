@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQLWrapper } from 'drizzle-orm'
 import { alias } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../../db/client.ts'
-import { apiKeys, endUsers, users } from '../../db/schema/index.ts'
+import { apiKeys, endUsers, users, workspaces } from '../../db/schema/index.ts'
 import { invalid, notFound } from '../../errors.ts'
 import { endUserByEmail, type EndUserCaller } from '../../identity/end-users.ts'
 import type { Caller } from '../../plugins/auth.ts'
@@ -81,7 +81,7 @@ export const authorVerified = (row: Pick<AuthorRow, 'authorEndUserId' | 'authorE
 export const isUnverifiedEndUser = (column: SQLWrapper) => sql`exists (select 1 from ${endUsers} where ${endUsers.id} = ${column} and ${endUsers.verifiedAt} is null)`
 
 export interface AuthorResponse {
-  type: 'member' | 'end_user' | 'api_key' | 'deleted'
+  type: 'member' | 'end_user' | 'api_key' | 'team' | 'deleted'
   id: string | null
   name: string
   email: string | null
@@ -102,4 +102,23 @@ export function toAuthor(row: AuthorRow, publicView = false): AuthorResponse {
  */
 function publicName(name: string | null, email: string | null, fallback: string) {
   return name && name !== email && !name.includes('@') ? name : fallback
+}
+
+/**
+ * The author of a comment: what a member or an API key writes is the team speaking (`type: "team"`),
+ * under the member's name or, for a key, the workspace's name; a key's own name is internal and never shown.
+ */
+export function toReplyAuthor(row: AuthorRow, workspaceName: string, publicView = false): AuthorResponse {
+  const author = toAuthor(row, publicView)
+  if (author.type === 'member') return { ...author, type: 'team' }
+  if (author.type === 'api_key') return { type: 'team', id: null, name: workspaceName, email: null }
+  return author
+}
+
+/** Who on the team made a change (a status change's message), as `toReplyAuthor` names them; null for the service itself. */
+export async function teamAuthor(db: Db | Tx, workspaceId: string, caller: Caller | { kind: 'service' }): Promise<{ type: 'team'; name: string } | null> {
+  if (caller.kind === 'session' || caller.kind === 'oauth') return { type: 'team', name: caller.user.name ?? caller.user.email }
+  if (caller.kind !== 'api_key') return null
+  const [row] = await db.select({ name: workspaces.name }).from(workspaces).where(eq(workspaces.id, workspaceId))
+  return row ? { type: 'team', name: row.name } : null
 }

@@ -5,6 +5,7 @@ import { members, notificationEvents, notificationSubscriptions } from '../../db
 import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import { newId } from '../../lib/ids.ts'
+import { notifyMentions } from './mentions.ts'
 
 type Data = Record<string, any>
 
@@ -39,6 +40,7 @@ const activeSubscriptions = compiled('fanout_notification_subscriptions', (db) =
  */
 export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
   if (!workspaceIds.length) return
+  await notifyMentions(tx, rows)
   const subscriptions = await activeSubscriptions(tx).execute({ workspaceIds })
   const values = rows.flatMap((event) => subscriptions
     .filter(({ subscription }) => subscription.workspaceId === event.workspaceId && subscription.events.includes(event.type))

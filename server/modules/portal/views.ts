@@ -134,7 +134,7 @@ ${anonymousVote}
 <section aria-labelledby="history-heading"><h2 id="history-heading">Status history</h2>
 <ol class="history">${post.status_history.map((change) => html`<li><span class="badge k-${change.status_kind}">${change.status}</span> ${date(change.changed_at)}</li>`)}</ol></section>
 <section aria-labelledby="comments-heading" id="comments"><h2 id="comments-heading">${plural(post.comment_count, 'comment')}</h2>
-${post.comments.length ? html`<ol class="list">${post.comments.map((comment) => html`<li class="card"><p class="muted"><strong>${comment.author.name}</strong> · ${date(comment.created_at)}</p><div class="text">${comment.body}</div></li>`)}</ol>` : html`<p class="muted">No comments yet.</p>`}
+${post.comments.length ? html`<ol class="list">${post.comments.map((comment) => html`<li class="card"><p class="muted"><strong>${comment.author.name}</strong>${comment.author.type === 'team' ? html` <span class="badge team">Team</span>` : ''} · ${date(comment.created_at)}</p><div class="text">${comment.body}</div></li>`)}</ol>` : html`<p class="muted">No comments yet.</p>`}
 ${canWrite(ctx) ? html`<form class="stack card" method="post" action="${here}/comments">${csrfField(ctx)}
 ${field(state, 'comment', 'body', 'Add a comment', (attrs) => html`<textarea ${attrs} required maxlength="10000">${valueOf(state, 'comment', 'body')}</textarea>`)}
 ${emailField(ctx, state, 'comment')}

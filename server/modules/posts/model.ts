@@ -15,7 +15,7 @@ export const postExample = {
 }
 
 export const AuthorResponse = t.Object({
-  type: Enum(['member', 'end_user', 'api_key', 'deleted']),
+  type: Enum(['member', 'end_user', 'api_key', 'team', 'deleted'], { description: '`team`: a comment written by a member (their name) or by an API key for the team (the workspace\'s name; a key\'s own name is never shown). Shown with a team badge in the widget, portal and e-mail' }),
   id: t.Nullable(t.String()),
   name: t.String(),
   email: t.Nullable(t.String({ description: 'Hidden (null) on public routes' })),
@@ -44,7 +44,8 @@ export const PostUpdate = t.Object({
   labels: t.Optional(LabelSlugs),
   board: t.Optional(t.String({ minLength: 2, maxLength: 48, description: 'Move the post to this board (slug)' })),
   owner_user_id: t.Optional(t.Nullable(t.String({ maxLength: 64, description: 'The member responsible for the post, or null' }))),
-}, { additionalProperties: false, minProperties: 1, $id: 'PostUpdate', examples: [{ status: 'Planned', labels: ['ui', 'mobile'] }] })
+  status_message: t.Optional(t.String({ minLength: 1, maxLength: 5000, description: "With `status`: the team's word to the post's subscribers, carried by `status.changed` and its e-mail. Ignored when the status does not change" })),
+}, { additionalProperties: false, minProperties: 1, $id: 'PostUpdate', examples: [{ status: 'Planned', labels: ['ui', 'mobile'], status_message: 'Scheduled for the March release.' }] })
 
 export const PostMerge = t.Object({ into_post_id: t.String({ maxLength: 64 }) }, { additionalProperties: false, $id: 'PostMerge', examples: [{ into_post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })
 

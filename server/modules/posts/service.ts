@@ -1,13 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
-import { members, postLabels, posts, statusChanges } from '../../db/schema/index.ts'
+import { members, postLabels, posts, statusChanges, votes, workspaces } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { stripBidiControls } from '../../lib/text.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../../events/outbox.ts'
-import { authorColumns, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
+import { authorColumns, resolveActor, teamAuthor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
 
@@ -46,6 +46,12 @@ const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(stat
   id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
 }))
 
+/** Whether an end user's new post gets its author's vote (`settings.author_votes`, default true). */
+async function authorVotes(tx: Tx, workspaceId: string) {
+  const [row] = await tx.select({ on: sql<boolean>`coalesce((${workspaces.settings}->>'author_votes')::boolean, true)` }).from(workspaces).where(eq(workspaces.id, workspaceId))
+  return row?.on ?? true
+}
+
 /**
  * Creates the post, its labels, its first status-history entry and the `post.created` event in one transaction.
  * Single statements that do not need each other's results start together: on PostgreSQL they go out
@@ -63,14 +69,21 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const actor = await resolveActor(tx, workspaceId, caller, input)
     const id = newId('post')
     const title = cleanTitle(input.title)
-    const [, , , post] = await Promise.all([
+    // A post an end user writes themselves (widget, portal) starts with their own vote, unless the workspace
+    // turns that off; one a member or key files for them (an import, a support ticket) does not vote for them.
+    const firstVote = caller.kind === 'end_user' && actor.kind === 'end_user' && (await authorVotes(tx, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
+    const written = await Promise.all([
       // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
       insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort() }),
       labelRows.length ? tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id }))).execute() : undefined,
       insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) }),
+      firstVote ? tx.insert(votes).values({ id: firstVote.id, workspaceId, postId: id, endUserId: firstVote.endUserId }).execute() : undefined,
+      firstVote ? tx.update(posts).set({ voteCount: 1 }).where(eq(posts.id, id)).execute() : undefined,
       getPost(tx, workspaceId, id),
     ])
+    const post = written[5]
     await recordEvent(tx, workspaceId, 'post.created', { post })
+    if (firstVote) await recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 })
     return post
   })
 }
@@ -110,7 +123,8 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
     const post = await getPost(tx, workspaceId, postId)
     if (status && status.id !== current.statusId) {
       await tx.insert(statusChanges).values({ id: newId('statusChange'), postId, fromStatusId: current.statusId, toStatusId: status.id, ...changedBy(caller) })
-      await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status, ...(changes.status_message && { message: changes.status_message }) })
+      // The team's message and name go to the post's subscribers (post-subscriptions/fanout.ts).
+      await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status, message: changes.status_message ?? null, author: await teamAuthor(tx, workspaceId, caller) })
     }
     await recordEvent(tx, workspaceId, 'post.updated', { post, previous: before })
     return post
