@@ -281,3 +281,54 @@ describe('demand', () => {
     if (portal.status === 200) expect(String(portal.body)).not.toContain('Big Co')
   })
 })
+
+describe('scores', () => {
+  const scoring = (body: unknown, client = ws.owner) => client.call('PUT', `/api/v1/workspaces/${ws.slug}/scoring`, { body, headers: { 'x-workspace': ws.slug } })
+  test('RICE equals reach × impact × confidence / effort to 1e-9, with history, sort=score and score.changed', async () => {
+    expect((await api.get(`/api/v1/workspaces/${ws.slug}/scoring`)).body).toEqual({ model: 'rice', formula: null, factors: [] })
+    const factors = { reach: 1234, impact: 2.5, confidence: 0.8, effort: 3.7 }
+    const res = await api.patch(`/api/v1/posts/${postB}`, { factors })
+    expect(res.status).toBe(200)
+    expect(Math.abs(res.body.score - (1234 * 2.5 * 0.8) / 3.7)).toBeLessThan(1e-9)
+    expect(res.body.factors).toEqual(factors)
+    const other = (await api.post('/api/v1/boards/ideas/posts', { title: 'Scored low' })).body.id
+    await api.patch(`/api/v1/posts/${other}`, { factors: { reach: 1, impact: 1, confidence: 1, effort: 1 } })
+    const sorted = (await api.get('/api/v1/boards/ideas/posts?sort=score')).body.items.map((p: any) => p.id)
+    expect(sorted.slice(0, 2)).toEqual([postB, other])
+    // Clearing a factor leaves the post unscored (last in sort=score).
+    expect((await api.patch(`/api/v1/posts/${other}`, { factors: { effort: null } })).body.score).toBeNull()
+    const after = (await api.get('/api/v1/boards/ideas/posts?sort=score')).body.items
+    expect(after[0].id).toBe(postB)
+    expect(after.slice(1).every((p: any) => p.score === null)).toBe(true)
+    expect(after.map((p: any) => p.id)).toContain(other)
+    const history = await api.get(`/api/v1/posts/${other}/score-history`)
+    expect(history.body.items.map((c: any) => c.to_score)).toEqual([null, 1])
+    const changed = (await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'score.changed')))).map((e) => (e.data as any).to_score)
+    expect(changed).toContain(1)
+    expect(changed).toContain(null)
+  })
+
+  test('a custom formula over factors and demand; bad formulas are 422 when saved; only admins save', async () => {
+    const saved = await scoring({ model: 'custom', formula: 'max(reach, 1) * impact / effort + log(demand.mrr / 100) + min(demand.companies, 3)' })
+    expect(saved.status).toBe(200)
+    const post = (await api.get(`/api/v1/posts/${postB}`)).body
+    const expected = (Math.max(1234, 1) * 2.5) / 3.7 + Math.log(BIG / 100) + Math.min(1, 3)
+    expect(Math.abs(post.score - expected)).toBeLessThan(1e-9)
+    for (const formula of ['reach * unknown', 'reach / 0', 'reach / (2 - 2)', 'reach +', 'eval(reach)', 'reach; drop table posts', 'log(reach, 2)', '('.repeat(40) + '1' + ')'.repeat(40)]) {
+      const res = await scoring({ model: 'custom', formula })
+      expect(res.status).toBe(422)
+      expect(res.body.code).toBe('VALIDATION_ERROR')
+    }
+    expect((await api.get(`/api/v1/workspaces/${ws.slug}/scoring`)).body.formula).toContain('log(demand.mrr / 100)')
+    expect((await scoring({ model: 'custom', formula: 'urgency * 2' })).status).toBe(422)
+    expect((await scoring({ model: 'custom', formula: 'urgency * 2', factors: ['urgency'] })).status).toBe(200)
+    const member = await addMember(h, ws, `scorer-${Date.now()}@example.com`, 'member')
+    expect((await scoring({ model: 'rice' }, member.client)).status).toBe(403)
+    expect((await scoring({ model: 'rice' })).status).toBe(200)
+    expect(Math.abs((await api.get(`/api/v1/posts/${postB}`)).body.score - (1234 * 2.5 * 0.8) / 3.7)).toBeLessThan(1e-9)
+    // Never public.
+    const pub = JSON.stringify((await h.client().get(`/api/v1/public/${ws.slug}/posts/${postB}`)).body)
+    expect(pub).not.toContain('score')
+    expect(pub).not.toContain('reach')
+  })
+})

@@ -10,6 +10,7 @@ import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
+import { applyFactors, recordScoreChanged } from '../scoring/service.ts'
 
 export interface PostInput extends OnBehalf {
   title: string
@@ -82,6 +83,8 @@ export interface PostChanges {
   labels?: string[]
   board?: string
   owner_user_id?: string | null
+  /** Scoring inputs to set (number) or clear (null): docs/demand.md#scores. */
+  factors?: Record<string, number | null>
 }
 
 /** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
@@ -104,8 +107,10 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
       ...(changes.owner_user_id !== undefined && { ownerUserId: changes.owner_user_id }),
       updatedAt: sql`now()`,
     }).where(eq(posts.id, postId))
+    const scored = changes.factors !== undefined ? await applyFactors(tx, workspaceId, postId, changes.factors, changedBy(caller)) : undefined
 
     const post = await getPost(tx, workspaceId, postId)
+    if (scored && scored.from !== scored.to) await recordScoreChanged(tx, workspaceId, post, scored.from, scored.to)
     if (status && status.id !== current.statusId) {
       await tx.insert(statusChanges).values({ id: newId('statusChange'), postId, fromStatusId: current.statusId, toStatusId: status.id, ...changedBy(caller) })
       await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status })
