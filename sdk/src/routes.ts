@@ -35,6 +35,13 @@ export const ROUTES = {
   mergePost: 'POST /posts/{post_id}/merge',
   createTrackerIssue: 'POST /posts/{post_id}/tracker-issue',
 
+  listCompanies: 'GET /workspaces/{workspace_slug}/companies',
+  getCompany: 'GET /workspaces/{workspace_slug}/companies/{company_id}',
+  putCompany: 'PUT /workspaces/{workspace_slug}/companies/{company_id}',
+  deleteCompany: 'DELETE /workspaces/{workspace_slug}/companies/{company_id}',
+  getDemandSettings: 'GET /workspaces/{workspace_slug}/demand-settings',
+  updateDemandSettings: 'PATCH /workspaces/{workspace_slug}/demand-settings',
+
   listChangelogEntries: 'GET /changelog',
   createChangelogEntry: 'POST /changelog',
   getChangelogEntry: 'GET /changelog/{entry_id}',
