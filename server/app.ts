@@ -7,6 +7,8 @@ import { apiKeysModule } from './modules/api-keys/index.ts'
 import { authModule } from './modules/auth/index.ts'
 import { changelogModule, publicChangelogModule } from './modules/changelog/index.ts'
 import { commentsModule } from './modules/comments/index.ts'
+import { companiesModule } from './modules/companies/index.ts'
+import { scoringModule } from './modules/scoring/index.ts'
 import { billingModule } from './modules/billing/index.ts'
 import { boardsModule } from './modules/boards/index.ts'
 import { contactModule } from './modules/contact/index.ts'
@@ -65,6 +67,8 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(boardsModule(ctx))
     .use(statusesModule(ctx))
     .use(labelsModule(ctx))
+    .use(companiesModule(ctx))
+    .use(scoringModule(ctx))
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
     .use(postsModule(ctx))

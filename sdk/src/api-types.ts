@@ -44,6 +44,12 @@ export type Board = Schema<'Board'>
 export type Status = Schema<'Status'>
 export type Label = Schema<'Label'>
 export type Post = Schema<'Post'>
+export type Demand = Schema<'Demand'>
+export type Factors = Schema<'Factors'>
+export type Company = Schema<'Company'>
+export type CompanyDetail = Schema<'CompanyDetail'>
+export type DemandSettings = Schema<'DemandSettings'>
+export type Scoring = Schema<'Scoring'>
 export type Author = Schema<'Author'>
 export type Comment = Schema<'Comment'>
 export type Vote = Schema<'Vote'>
@@ -85,6 +91,8 @@ export type WebhookEventData<T extends WebhookEventType> = WebhookEvent<T> exten
 
 // What the resources' methods take: the request schemas, with the path parameters some methods fold in.
 export type LabelCreateParams = BodyOf<'createLabel'>
+export type CompanyPutParams = BodyOf<'putCompany'>
+export type DemandSettingsUpdateParams = BodyOf<'updateDemandSettings'>
 export type LabelUpdateParams = BodyOf<'updateLabel'>
 export type PostListItem = ItemOf<ResponseOf<'listPosts'>>
 export type PostListParams = { board: string } & QueryOf<'listPosts'>

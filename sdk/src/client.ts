@@ -3,6 +3,7 @@ import { ChorusError } from './core/errors.js'
 import { PagePromise, type Page } from './core/pagination.js'
 import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type RequestSpec, type ResponseMeta, type TransportConfig, type WithResponse } from './core/request.js'
 import { Boards, Labels, Statuses } from './resources/catalog.js'
+import { Companies } from './resources/companies.js'
 import { Changelog } from './resources/changelog.js'
 import { Comments } from './resources/comments.js'
 import { Inbox, SavedViews } from './resources/inbox.js'
@@ -51,6 +52,7 @@ export class Chorus {
   readonly changelog = new Changelog(this)
   readonly votes = new Votes(this)
   readonly webhooks = new Webhooks(this)
+  readonly companies = new Companies(this)
   readonly oauthGrants = new OAuthGrants(this)
 
   /**

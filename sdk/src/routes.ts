@@ -43,6 +43,12 @@ export const ROUTES = {
   getSavedView: 'GET /workspaces/{workspace_slug}/views/{view_id}',
   updateSavedView: 'PATCH /workspaces/{workspace_slug}/views/{view_id}',
   deleteSavedView: 'DELETE /workspaces/{workspace_slug}/views/{view_id}',
+  listCompanies: 'GET /workspaces/{workspace_slug}/companies',
+  getCompany: 'GET /workspaces/{workspace_slug}/companies/{company_id}',
+  putCompany: 'PUT /workspaces/{workspace_slug}/companies/{company_id}',
+  deleteCompany: 'DELETE /workspaces/{workspace_slug}/companies/{company_id}',
+  getDemandSettings: 'GET /workspaces/{workspace_slug}/demand-settings',
+  updateDemandSettings: 'PATCH /workspaces/{workspace_slug}/demand-settings',
 
   listChangelogEntries: 'GET /changelog',
   createChangelogEntry: 'POST /changelog',

@@ -12,7 +12,7 @@ import { resourceAllows } from '../modules/oauth/resources.ts'
 export const SCOPES = [
   'workspace:read', 'boards:read', 'statuses:read', 'labels:read', 'labels:write', 'posts:read', 'posts:write',
   'comments:read', 'comments:write', 'comments:internal', 'votes:read', 'votes:write', 'webhooks:read', 'webhooks:write',
-  'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write',
+  'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write', 'companies:read', 'companies:write',
 ] as const
 export type Scope = (typeof SCOPES)[number]
 

@@ -353,7 +353,7 @@ export interface paths {
         };
         /**
          * A board's posts, paged
-         * @description Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). `total` is exact without `label`, `q` and `verified`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).
+         * @description Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). Demand: `sort=mrr|companies|score`, `company` (external or `co_` id), `min_mrr`; a caller who may not read revenue gets 403 FORBIDDEN for `sort=mrr` and `min_mrr`.${DEMAND} `total` is exact without `label`, `q`, `verified`, `company` and `min_mrr`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).
          */
         get: operations["listPosts"];
         put?: never;
@@ -775,7 +775,7 @@ export interface paths {
         };
         /**
          * A post (merged posts show `merged_into`)
-         * @description With an API key (`posts:read`) or a dashboard session. A post merged into another is still returned, with `merged_into` set. A post of another workspace is 404 NOT_FOUND.
+         * @description With an API key (`posts:read`) or a dashboard session. A post merged into another is still returned, with `merged_into` set. A post of another workspace is 404 NOT_FOUND. Team reads carry `demand` (verified votes only, docs/demand.md), `score` and `factors`; `demand.mrr` is null for a member when the workspace shows revenue to admins only, and for keys without `companies:read`.
          */
         get: operations["getPost"];
         put?: never;
@@ -829,9 +829,29 @@ export interface paths {
         put?: never;
         /**
          * Merge this post into another
-         * @description Votes move deduplicated by voter, comments move, the source keeps `merged_into` and leaves the lists. Merging into itself is 422; a merged source or target is 409; a post of another workspace is 404.
+         * @description Votes move deduplicated by voter (so a company counts once in the target's `demand`), comments move, the source keeps `merged_into` and leaves the lists. Merging into itself is 422; a merged source or target is 409; a post of another workspace is 404.
          */
         post: operations["mergePost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{post_id}/score-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A post's factor and score changes, newest first
+         * @description The last 100 changes made through `PATCH /posts/{post_id}` with `factors`.
+         */
+        get: operations["getScoreHistory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1438,6 +1458,54 @@ export interface paths {
         patch: operations["updateBoard"];
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/companies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's companies, paged
+         * @description Highest MRR first by default (`sort=name|new` otherwise); `q` matches name or external id. `mrr` is null for a member when the workspace shows revenue to admins only (`revenue_visible_to`), and for keys and access tokens without `companies:read`.
+         */
+        get: operations["listCompanies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/companies/{company_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A company with what it asked for and voted for
+         * @description By external id or `co_` id. `requested`: posts written by its end users; `voted`: posts its verified end users voted for. `mrr` is null for a member when the workspace shows revenue to admins only (`revenue_visible_to`), and for keys and access tokens without `companies:read`. Unknown: 404.
+         */
+        get: operations["getCompany"];
+        /**
+         * Create or update a company by your id
+         * @description 201 when created, 200 when updated. Fields left out keep their values (`name` defaults to the external id). `mrr` is a non-negative integer in minor units, `currency` an ISO 4217 code; `attributes` at most 50 flat values. Anything else is 422 and nothing is written. A new MRR, currency or plan updates the `demand` of every post the company voted for in the same transaction. `mrr` is null for a member when the workspace shows revenue to admins only (`revenue_visible_to`), and for keys and access tokens without `companies:read`.
+         */
+        put: operations["putCompany"];
+        post?: never;
+        /**
+         * Delete a company
+         * @description Its end users stay (unlinked); its share of every post's `demand` goes in the same transaction. Unknown: 404.
+         */
+        delete: operations["deleteCompany"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/dashboard": {
         parameters: {
             query?: never;
@@ -1456,6 +1524,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/demand-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How demand is counted: revenue currency, plan weights, who sees revenue
+         * @description Defaults: USD, no plan weights, default weight 1, revenue visible to every member.
+         */
+        get: operations["getDemandSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the revenue currency, plan weights or revenue visibility (admin)
+         * @description Fields left out stay. A new currency, `plan_weights` (replaced whole) or `default_weight` recounts the demand of every post of the workspace from its votes, in the same transaction. An unknown currency is 422.
+         */
+        patch: operations["updateDemandSettings"];
         trace?: never;
     };
     "/workspaces/{workspace_slug}/email-intake/rotate-token": {
@@ -2064,6 +2156,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/scoring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's scoring model
+         * @description Default: RICE.
+         */
+        get: operations["getScoring"];
+        /**
+         * Choose the scoring model (admin)
+         * @description The formula is parsed when saved by a small evaluator (no code runs): an unknown name or function, a syntax error or a division by a constant zero is 422 here and nothing is saved. Saving rescores every post with factors in the same transaction (no `score.changed` events for a model change).
+         */
+        put: operations["putScoring"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/statuses": {
         parameters: {
             query?: never;
@@ -2430,6 +2546,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "score.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * score.changed delivery
+         * @description The `score.changed` event. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_score_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "status.changed": {
         parameters: {
             query?: never;
@@ -2570,7 +2706,7 @@ export interface components {
          */
         ApiKeyCreate: {
             name: string;
-            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write")[];
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write")[];
         };
         /**
          * @example {
@@ -2613,7 +2749,7 @@ export interface components {
          *     }
          */
         ApiKeyScopesUpdate: {
-            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write")[];
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write")[];
         };
         /**
          * @example {
@@ -2951,7 +3087,7 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
             /** @description `map_...` */
             id: string;
             /**
@@ -2976,7 +3112,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id: string;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
         };
         /**
          * @example {
@@ -2991,7 +3127,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id?: string;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
         };
         /**
          * @example {
@@ -3185,6 +3321,158 @@ export interface components {
         };
         /**
          * @example {
+         *       "attributes": {
+         *         "region": "EU"
+         *       },
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "currency": "USD",
+         *       "external_id": "cust-981",
+         *       "id": "co_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "mrr": 500000,
+         *       "name": "Customer Inc",
+         *       "plan": "enterprise",
+         *       "seats": 40,
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "users": 3
+         *     }
+         */
+        Company: {
+            attributes: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            currency: string;
+            /** @description Your id for the company (the path key of PUT) */
+            external_id: string;
+            id: string;
+            /** @description Minor units; null when the workspace shows revenue to admins only and the caller is a member */
+            mrr: ((number | null) | null) | null;
+            name: string;
+            plan: ((string | null) | null) | null;
+            seats: ((number | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description End users linked to the company */
+            users: number;
+        };
+        /**
+         * @example {
+         *       "attributes": {
+         *         "region": "EU"
+         *       },
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "currency": "USD",
+         *       "external_id": "cust-981",
+         *       "id": "co_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "mrr": 500000,
+         *       "name": "Customer Inc",
+         *       "plan": "enterprise",
+         *       "requested": [],
+         *       "seats": 40,
+         *       "updated_at": "2026-11-23T14:05:12.345Z",
+         *       "users": 3,
+         *       "voted": []
+         *     }
+         */
+        CompanyDetail: {
+            attributes: {
+                [key: string]: string | number | boolean | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            currency: string;
+            /** @description Your id for the company (the path key of PUT) */
+            external_id: string;
+            id: string;
+            /** @description Minor units; null when the workspace shows revenue to admins only and the caller is a member */
+            mrr: ((number | null) | null) | null;
+            name: string;
+            plan: ((string | null) | null) | null;
+            /** @description Posts written by the company's end users, newest first (at most 100) */
+            requested: components["schemas"]["Post"][];
+            seats: ((number | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description End users linked to the company */
+            users: number;
+            /** @description Posts the company's verified end users voted for, most votes first (at most 100) */
+            voted: components["schemas"]["Post"][];
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "attributes": {
+         *             "region": "EU"
+         *           },
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "currency": "USD",
+         *           "external_id": "cust-981",
+         *           "id": "co_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "mrr": 500000,
+         *           "name": "Customer Inc",
+         *           "plan": "enterprise",
+         *           "seats": 40,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "users": 3
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        CompanyPage: {
+            items: components["schemas"]["Company"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
+        };
+        /**
+         * @example {
+         *       "attributes": {
+         *         "region": "EU",
+         *         "renewal": "2027-03-01"
+         *       },
+         *       "currency": "USD",
+         *       "mrr": 500000,
+         *       "name": "Customer Inc",
+         *       "plan": "enterprise",
+         *       "seats": 40
+         *     }
+         */
+        CompanyPut: {
+            /** @description Custom attributes: at most 50, keys of letters, digits, `_`, `.` and `-` (1–64), values flat (string ≤ 1,000 characters, number, boolean or null) */
+            attributes?: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @description ISO 4217 code (upper case), default USD. Only companies in the workspace's revenue currency add to `demand.mrr` (docs/demand.md) */
+            currency?: string;
+            /** @description Monthly recurring revenue in minor units of `currency` (cents for USD): a non-negative integer */
+            mrr?: number;
+            /** @description Default: the external id on creation */
+            name?: string;
+            /** @description Your plan name; weighs votes when the workspace sets `plan_weights` */
+            plan?: ((string | null) | null) | null;
+            seats?: ((number | null) | null) | null;
+        };
+        /**
+         * @example {
          *       "approve": true,
          *       "scopes": [
          *         "posts:read"
@@ -3361,12 +3649,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -3420,6 +3722,71 @@ export interface components {
             id: string;
             /** @constant */
             status: "deleted";
+        };
+        /**
+         * @description Who wants the post, from verified votes only (docs/demand.md). Team reads only: absent on public routes
+         * @example {
+         *       "companies": 4,
+         *       "mrr": 1250000,
+         *       "verified_voters": 10,
+         *       "voters": 12,
+         *       "weighted": 23
+         *     }
+         */
+        Demand: {
+            /** @description Distinct companies among the verified voters */
+            companies: number;
+            /** @description The sum of those companies' MRR in minor units of the workspace's revenue currency, each company once; null for a member when the workspace shows revenue to admins only */
+            mrr: ((number | null) | null) | null;
+            /** @description Votes of members, keys' named end users, identified end users and confirmed e-mail addresses */
+            verified_voters: number;
+            /** @description Every vote (the same as `votes`) */
+            voters: number;
+            /** @description Verified votes weighed by plan (settings `plan_weights`, default weight 1) */
+            weighted: number;
+        };
+        /**
+         * @example {
+         *       "currency": "USD",
+         *       "default_weight": 1,
+         *       "plan_weights": {
+         *         "enterprise": 5,
+         *         "pro": 2
+         *       },
+         *       "revenue_visible_to": "admin"
+         *     }
+         */
+        DemandSettings: {
+            /** @description ISO 4217 code (upper case), default USD. Only companies in the workspace's revenue currency add to `demand.mrr` (docs/demand.md) */
+            currency: string;
+            /** @description The weight of any other verified vote (default 1) */
+            default_weight: number;
+            /** @description Plan name → weight of a verified vote from a user of a company on that plan (a user in several companies weighs by the highest) */
+            plan_weights: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            revenue_visible_to: "member" | "admin";
+        };
+        /**
+         * @example {
+         *       "plan_weights": {
+         *         "enterprise": 5,
+         *         "pro": 2
+         *       }
+         *     }
+         */
+        DemandSettingsUpdate: {
+            /** @description ISO 4217 code (upper case), default USD. Only companies in the workspace's revenue currency add to `demand.mrr` (docs/demand.md) */
+            currency?: string;
+            /** @description The weight of any other verified vote (default 1) */
+            default_weight?: number;
+            /** @description Plan name → weight of a verified vote from a user of a company on that plan (a user in several companies weighs by the highest) */
+            plan_weights?: {
+                [key: string]: number;
+            };
+            /** @enum {string} */
+            revenue_visible_to?: "member" | "admin";
         };
         /**
          * @example {
@@ -3601,6 +3968,18 @@ export interface components {
          */
         ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "DASHBOARD_ONLY" | "SUBSCRIPTION_INACTIVE" | "FORBIDDEN" | "OWNER_ONLY" | "PLAN_REQUIRED" | "CSRF_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SLUG_TAKEN" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH" | "CHALLENGE_FAILED" | "RATE_LIMITED" | "INTERNAL" | "UPSTREAM_ERROR" | "SERVICE_UNAVAILABLE";
         /**
+         * @description Scoring inputs: `reach`, `impact`, `confidence`, `effort` (RICE), `value` (value/effort) and any names a custom formula uses
+         * @example {
+         *       "confidence": 0.85,
+         *       "effort": 20,
+         *       "impact": 2,
+         *       "reach": 500
+         *     }
+         */
+        Factors: {
+            [key: string]: number;
+        };
+        /**
          * @example {
          *       "background": "ok",
          *       "database": "ok",
@@ -3747,12 +4126,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -3790,12 +4183,26 @@ export interface components {
          *       "body": "Our support team works nights.",
          *       "comment_count": 3,
          *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "demand": {
+         *         "companies": 4,
+         *         "mrr": 1250000,
+         *         "verified_voters": 10,
+         *         "voters": 12,
+         *         "weighted": 23
+         *       },
+         *       "factors": {
+         *         "confidence": 0.85,
+         *         "effort": 20,
+         *         "impact": 2,
+         *         "reach": 500
+         *       },
          *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "labels": [
          *         "ui"
          *       ],
          *       "merged_into": null,
          *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "score": 42.5,
          *       "status": "Planned",
          *       "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "status_kind": "planned",
@@ -3820,12 +4227,16 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
+            demand?: components["schemas"]["Demand"];
+            factors?: components["schemas"]["Factors"];
             id: string;
             /** @description Label slugs */
             labels: string[];
             merged_into: ((string | null) | null) | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: ((string | null) | null) | null;
+            /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
+            score?: ((number | null) | null) | null;
             /** @description Status name */
             status: string;
             status_id: string;
@@ -4279,7 +4690,7 @@ export interface components {
             /** @enum {string} */
             channel: "email" | "in_app";
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
         };
         /**
          * @example {
@@ -4453,12 +4864,26 @@ export interface components {
          *       "body": "Our support team works nights.",
          *       "comment_count": 3,
          *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "demand": {
+         *         "companies": 4,
+         *         "mrr": 1250000,
+         *         "verified_voters": 10,
+         *         "voters": 12,
+         *         "weighted": 23
+         *       },
+         *       "factors": {
+         *         "confidence": 0.85,
+         *         "effort": 20,
+         *         "impact": 2,
+         *         "reach": 500
+         *       },
          *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "labels": [
          *         "ui"
          *       ],
          *       "merged_into": null,
          *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "score": 42.5,
          *       "status": "Planned",
          *       "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "status_kind": "planned",
@@ -4482,12 +4907,16 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
+            demand?: components["schemas"]["Demand"];
+            factors?: components["schemas"]["Factors"];
             id: string;
             /** @description Label slugs */
             labels: string[];
             merged_into: ((string | null) | null) | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: ((string | null) | null) | null;
+            /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
+            score?: ((number | null) | null) | null;
             /** @description Status name */
             status: string;
             status_id: string;
@@ -4544,12 +4973,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -4596,12 +5039,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -4656,12 +5113,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h9",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -4683,12 +5154,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 0,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": "post_0mi9x2k3aq1b2c3d4e5f6g7h9",
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -4735,12 +5220,26 @@ export interface components {
          *         "body": "Our support team works nights.",
          *         "comment_count": 3,
          *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "demand": {
+         *           "companies": 4,
+         *           "mrr": 1250000,
+         *           "verified_voters": 10,
+         *           "voters": 12,
+         *           "weighted": 23
+         *         },
+         *         "factors": {
+         *           "confidence": 0.85,
+         *           "effort": 20,
+         *           "impact": 2,
+         *           "reach": 500
+         *         },
          *         "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "labels": [
          *           "ui"
          *         ],
          *         "merged_into": null,
          *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "score": 42.5,
          *         "status": "Planned",
          *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "status_kind": "planned",
@@ -4762,12 +5261,26 @@ export interface components {
          *         "body": "Our support team works nights.",
          *         "comment_count": 3,
          *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "demand": {
+         *           "companies": 4,
+         *           "mrr": 1250000,
+         *           "verified_voters": 10,
+         *           "voters": 12,
+         *           "weighted": 23
+         *         },
+         *         "factors": {
+         *           "confidence": 0.85,
+         *           "effort": 20,
+         *           "impact": 2,
+         *           "reach": 500
+         *         },
          *         "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
          *         "labels": [
          *           "ui"
          *         ],
          *         "merged_into": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "score": 42.5,
          *         "status": "Planned",
          *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "status_kind": "planned",
@@ -4798,12 +5311,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -4901,6 +5428,10 @@ export interface components {
             /** @description Move the post to this board (slug) */
             board?: string;
             body?: string;
+            /** @description Scoring inputs to set (a number) or clear (null); the others stay. Recomputes `score`, keeps a history and raises `score.changed` when it changes */
+            factors?: {
+                [key: string]: ((number | null) | null) | null;
+            };
             /** @description Label slugs */
             labels?: string[];
             /** @description The member responsible for the post, or null */
@@ -4927,12 +5458,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -4954,12 +5499,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -5142,12 +5701,26 @@ export interface components {
          *         }
          *       ],
          *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "demand": {
+         *         "companies": 4,
+         *         "mrr": 1250000,
+         *         "verified_voters": 10,
+         *         "voters": 12,
+         *         "weighted": 23
+         *       },
+         *       "factors": {
+         *         "confidence": 0.85,
+         *         "effort": 20,
+         *         "impact": 2,
+         *         "reach": 500
+         *       },
          *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "labels": [
          *         "ui"
          *       ],
          *       "merged_into": null,
          *       "owner_user_id": null,
+         *       "score": 42.5,
          *       "status": "Planned",
          *       "status_history": [
          *         {
@@ -5180,12 +5753,16 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
+            demand?: components["schemas"]["Demand"];
+            factors?: components["schemas"]["Factors"];
             id: string;
             /** @description Label slugs */
             labels: string[];
             merged_into: ((string | null) | null) | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: ((string | null) | null) | null;
+            /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
+            score?: ((number | null) | null) | null;
             /** @description Status name */
             status: string;
             /** @description Every status the post has had, oldest first (the first is the status it was created in); who changed it is not public */
@@ -5375,12 +5952,26 @@ export interface components {
          *               "body": "Our support team works nights.",
          *               "comment_count": 3,
          *               "created_at": "2026-11-22T09:30:00.000Z",
+         *               "demand": {
+         *                 "companies": 4,
+         *                 "mrr": 1250000,
+         *                 "verified_voters": 10,
+         *                 "voters": 12,
+         *                 "weighted": 23
+         *               },
+         *               "factors": {
+         *                 "confidence": 0.85,
+         *                 "effort": 20,
+         *                 "impact": 2,
+         *                 "reach": 500
+         *               },
          *               "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *               "labels": [
          *                 "ui"
          *               ],
          *               "merged_into": null,
          *               "owner_user_id": null,
+         *               "score": 42.5,
          *               "status": "Planned",
          *               "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *               "status_kind": "planned",
@@ -5512,6 +6103,71 @@ export interface components {
             name?: string;
             shared?: boolean;
         };
+        ScoreChange: {
+            changed_by_key_id: ((string | null) | null) | null;
+            changed_by_user_id: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            factors: {
+                [key: string]: number;
+            };
+            from_score: ((number | null) | null) | null;
+            to_score: ((number | null) | null) | null;
+        };
+        /**
+         * @example {
+         *       "data": {},
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "score.changed",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        ScoreChangedEvent: {
+            /** @description The affected resource */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "score.changed";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "factors": [],
+         *       "formula": "reach * impact * confidence / effort + log(demand.mrr / 100 + 1)",
+         *       "model": "custom"
+         *     }
+         */
+        Scoring: {
+            /** @description Factor names a custom formula may use besides reach, impact, confidence, effort and value */
+            factors: string[];
+            /** @description Custom model only: numbers, factor names, `demand.voters|verified_voters|companies|mrr|weighted`, + - * /, min(…), max(…), log(…) (natural), parentheses */
+            formula: ((string | null) | null) | null;
+            /** @enum {string} */
+            model: "rice" | "value_effort" | "custom";
+        };
+        /**
+         * @example {
+         *       "model": "rice"
+         *     }
+         */
+        ScoringPut: {
+            factors?: string[];
+            formula?: string;
+            /** @enum {string} */
+            model: "rice" | "value_effort" | "custom";
+        };
         /**
          * @example {
          *       "created_at": "2026-11-22T09:30:00.000Z",
@@ -5628,12 +6284,26 @@ export interface components {
          *           "body": "Our support team works nights.",
          *           "comment_count": 3,
          *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
          *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "labels": [
          *             "ui"
          *           ],
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
          *           "status": "Planned",
          *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "status_kind": "planned",
@@ -6204,7 +6874,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
             id: string;
             /**
              * Format: date-time
@@ -6226,7 +6896,7 @@ export interface components {
         WebhookCreate: {
             description?: ((string | null) | null) | null;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -6259,7 +6929,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
             id: string;
             /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
             secret: string;
@@ -6348,7 +7018,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
             id: string;
             /**
              * Format: date-time
@@ -6374,7 +7044,7 @@ export interface components {
             /** @description false stops deliveries and cancels pending ones; true resumes with new events */
             enabled?: boolean;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "end_user.notified")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -7493,12 +8163,14 @@ export interface operations {
     listPosts: {
         parameters: {
             query?: {
+                company?: string;
                 label?: string;
                 limit?: number;
+                min_mrr?: number;
                 page?: number;
                 per_page?: number;
                 q?: string;
-                sort?: "top" | "new" | "trending";
+                sort?: "top" | "new" | "trending" | "mrr" | "companies" | "score";
                 status?: string;
                 verified?: "true" | "false";
             };
@@ -9235,6 +9907,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PostMergeResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScoreHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ScoreChange"][];
+                    };
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -11212,6 +11935,222 @@ export interface operations {
             };
         };
     };
+    listCompanies: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+                q?: string;
+                sort?: "mrr" | "name" | "new";
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyPage"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyDetail"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompanyPut"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCompany: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getWorkspaceDashboard: {
         parameters: {
             query?: never;
@@ -11239,6 +12178,108 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDemandSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemandSettings"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDemandSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DemandSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DemandSettings"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -13240,6 +14281,108 @@ export interface operations {
             };
         };
     };
+    getScoring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scoring"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putScoring: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScoringPut"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scoring"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createStatus: {
         parameters: {
             query?: never;
@@ -14173,6 +15316,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PostUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_score_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScoreChangedEvent"];
             };
         };
         responses: {

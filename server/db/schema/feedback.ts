@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { users } from './accounts.ts'
 import { at, createdAt, id } from './columns.ts'
 import { apiKeys, workspaces } from './workspaces.ts'
@@ -135,6 +135,17 @@ export const posts = pgTable('posts', {
    * indexes carry them, so a label filter reads them from the index entry instead of probing post_labels.
    */
   labelIds: text('label_ids').array().notNull().default(sql`'{}'`),
+  /**
+   * Demand from verified votes (docs/demand.md), kept current by the triggers of migration 0029 on
+   * votes, end users, companies and their links: never written by the application.
+   */
+  demandVerifiedVoters: integer('demand_verified_voters').notNull().default(0),
+  demandCompanies: integer('demand_companies').notNull().default(0),
+  demandMrr: bigint('demand_mrr', { mode: 'number' }).notNull().default(0),
+  demandWeighted: doublePrecision('demand_weighted').notNull().default(0),
+  /** The team's scoring inputs (reach, impact, ...) and the score the workspace's model gives them (null: unscored). */
+  factors: jsonb('factors').$type<Record<string, number>>().notNull().default({}),
+  score: doublePrecision('score'),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
@@ -148,6 +159,9 @@ export const posts = pgTable('posts', {
   index('posts_inbox_new_idx').on(table.workspaceId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_inbox_top_idx').on(table.workspaceId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_inbox_trending_idx').on(table.workspaceId, table.trending.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_list_mrr_idx').on(table.boardId, table.demandMrr.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_list_companies_idx').on(table.boardId, table.demandCompanies.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
+  index('posts_list_score_idx').on(table.boardId, table.score.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_workspace_idx').on(table.workspaceId),
   index('posts_search_idx').using('gin', table.search),
   index('posts_workspace_id_idx').on(table.workspaceId, table.id),

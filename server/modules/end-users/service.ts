@@ -7,6 +7,8 @@ import { mintWidgetSession, workspaceBySlug } from '../../identity/end-users.ts'
 import { newId } from '../../lib/ids.ts'
 import { findJwtConfig } from '../jwt-config/service.ts'
 import { verifyCustomerToken } from '../jwt-config/verify.ts'
+import { companyClaims } from '../companies/claims.ts'
+import { setEndUserCompanies } from '../companies/service.ts'
 
 type Profile = { email?: string | null; name?: string | null; avatarUrl?: string | null; company?: string | null }
 
@@ -25,7 +27,6 @@ function profileOf(payload: JWTPayload): Profile {
     email: email === undefined ? undefined : email?.toLowerCase() ?? null,
     name: claim('name', 200),
     avatarUrl: claim('avatar_url', 2048, (value) => /^https?:\/\//i.test(value)),
-    company: claim('company', 200),
   }
 }
 
@@ -38,10 +39,17 @@ export async function identify(ctx: AppContext, workspaceSlug: string, token: st
   const config = await findJwtConfig(ctx, workspace.id)
   if (!config) throw conflict('This workspace has no JWT configuration, so identify is off; an admin sets it up under /workspaces/{slug}/jwt-config')
   const payload = await verifyCustomerToken(ctx, config, token)
-  const profile = profileOf(payload)
-  const [row] = await ctx.db.insert(endUsers).values({ id: newId('endUser'), workspaceId: workspace.id, externalId: payload.sub, ...profile, verifiedAt: sql`now()` })
-    .onConflictDoUpdate({ target: [endUsers.workspaceId, endUsers.externalId], set: { ...profile, verifiedAt: sql`coalesce(${endUsers.verifiedAt}, now())`, updatedAt: sql`now()` } })
-    .returning()
+  // `company`/`companies` never fail identify: see companyClaims for the rule.
+  const claims = companyClaims(payload)
+  const profile: Profile = { ...profileOf(payload), ...(claims.label !== undefined && { company: claims.label }) }
+  // The end user and their companies in one transaction: nothing half-written.
+  const row = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.insert(endUsers).values({ id: newId('endUser'), workspaceId: workspace.id, externalId: payload.sub, ...profile, verifiedAt: sql`now()` })
+      .onConflictDoUpdate({ target: [endUsers.workspaceId, endUsers.externalId], set: { ...profile, verifiedAt: sql`coalesce(${endUsers.verifiedAt}, now())`, updatedAt: sql`now()` } })
+      .returning()
+    if (claims.companies) await setEndUserCompanies(tx, workspace.id, row!.id, claims.companies)
+    return row
+  })
   return { endUser: row!, ...(await mintWidgetSession(ctx, workspace.id, row!)) }
 }
 

@@ -49,6 +49,9 @@ function compact(ctx: AppContext, resolved: BearerResolved, post: Post, bodyChar
     merged_into: post.merged_into,
     created_at: post.created_at,
     url: postUrl(ctx, resolved, post.id),
+    // Revenue is company data: only with companies:read (docs/demand.md).
+    demand: post.demand && (resolved.caller.scopes.includes('companies:read') ? post.demand : { ...post.demand, mrr: null }),
+    score: post.score,
   }
 }
 

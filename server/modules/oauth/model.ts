@@ -29,6 +29,8 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'notifications:write': 'Change notification subscriptions',
   'changelog:read': 'Read changelog entries, drafts included',
   'changelog:write': 'Write, publish and delete changelog entries (publishing completes the linked posts and e-mails their voters)',
+  'companies:read': "See your customers' companies and their revenue (MRR)",
+  'companies:write': 'Create, change and delete companies and how demand is counted',
 }
 
 /** A client that asks for no scope gets read access only: writing is something a user chooses to grant. */

@@ -2,21 +2,34 @@ import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
 import { readPage } from '../../lib/paging.ts'
-import { BoardPostsParams, PostCreate, PostIdParams, PostListQuery, PostListResponse, PostMerge, PostMergeResult, PostResponse, PostUpdate, verifiedFilter } from './model.ts'
-import { getPost, listPosts } from './queries.ts'
+import { forbidden } from '../../errors.ts'
+import { canSeeRevenue } from '../companies/demand.ts'
+import { BoardPostsParams, PostCreate, PostIdParams, PostListResponse, PostMerge, PostMergeResult, PostResponse, PostUpdate, TeamPostListQuery, verifiedFilter } from './model.ts'
+import { getPost, listPosts, withoutRevenue } from './queries.ts'
 import * as posts from './service.ts'
 
 const tags = ['Posts']
+type RevenueContext = Parameters<typeof canSeeRevenue>
+/** The team's view of a post for this caller: `demand.mrr` null where the workspace hides revenue from them. */
+const forCaller = <T extends { demand?: { mrr: number | null } }>(post: T, ...who: RevenueContext) => (canSeeRevenue(...who) ? post : withoutRevenue(post))
+const DEMAND = ' Team reads carry `demand` (verified votes only, docs/demand.md), `score` and `factors`; `demand.mrr` is null for a member when the workspace shows revenue to admins only, and for keys without `companies:read`.'
 
 export const postsModule = (ctx: AppContext) =>
   new Elysia()
     .use(authPlugin(ctx))
-    .get('/boards/:board_slug/posts', ({ workspace, params, query }) => listPosts(ctx.db, { workspace, board: params.board_slug }, { ...query, verified: verifiedFilter(query.verified) }, readPage(query)), {
+    .get('/boards/:board_slug/posts', async ({ workspace, caller, member, params, query }) => {
+      const { min_mrr: minMrr, ...filters } = query
+      const revenue = canSeeRevenue(workspace, caller, member)
+      // An order or a threshold by revenue would disclose it as surely as the figures.
+      if (!revenue && (query.sort === 'mrr' || minMrr !== undefined)) throw forbidden('Revenue is hidden from you in this workspace: sort=mrr and min_mrr need it')
+      const list = await listPosts(ctx.db, { workspace, board: params.board_slug }, { ...filters, minMrr, verified: verifiedFilter(query.verified) }, readPage(query))
+      return revenue ? list : { ...list, items: list.items.map(withoutRevenue) }
+    }, {
       params: BoardPostsParams,
-      query: PostListQuery,
+      query: TeamPostListQuery,
       workspace: { scope: 'posts:read' },
       response: { 200: PostListResponse },
-      detail: { operationId: 'listPosts', tags, summary: "A board's posts, paged", description: 'Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). `total` is exact without `label`, `q` and `verified`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).' },
+      detail: { operationId: 'listPosts', tags, summary: "A board's posts, paged", description: 'Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). Demand: `sort=mrr|companies|score`, `company` (external or `co_` id), `min_mrr`; a caller who may not read revenue gets 403 FORBIDDEN for `sort=mrr` and `min_mrr`.${DEMAND} `total` is exact without `label`, `q`, `verified`, `company` and `min_mrr`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).' },
     })
     .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, set }) => {
       const post = await posts.createPost(ctx.db, workspace.id, caller, params.board_slug, body)
@@ -29,13 +42,13 @@ export const postsModule = (ctx: AppContext) =>
       response: { 201: PostResponse },
       detail: { operationId: 'createPost', tags, summary: 'Create a post', description: 'With `email` or `end_user_id` the post is made on behalf of that end user (an unknown e-mail creates one); otherwise a key authors it under its name and a session under the member. Raises `post.created`.' },
     })
-    .get('/posts/:post_id', ({ workspace, params }) => getPost(ctx.db, workspace.id, params.post_id), {
+    .get('/posts/:post_id', async ({ workspace, caller, member, params }) => forCaller(await getPost(ctx.db, workspace.id, params.post_id), workspace, caller, member), {
       params: PostIdParams,
       workspace: { scope: 'posts:read' },
       response: { 200: PostResponse },
-      detail: { operationId: 'getPost', tags, summary: 'A post (merged posts show `merged_into`)', description: 'With an API key (`posts:read`) or a dashboard session. A post merged into another is still returned, with `merged_into` set. A post of another workspace is 404 NOT_FOUND.' },
+      detail: { operationId: 'getPost', tags, summary: 'A post (merged posts show `merged_into`)', description: `With an API key (\`posts:read\`) or a dashboard session. A post merged into another is still returned, with \`merged_into\` set. A post of another workspace is 404 NOT_FOUND.${DEMAND}` },
     })
-    .patch('/posts/:post_id', ({ workspace, caller, params, body }) => posts.updatePost(ctx.db, workspace.id, caller, params.post_id, body), {
+    .patch('/posts/:post_id', async ({ workspace, caller, member, params, body }) => forCaller(await posts.updatePost(ctx.db, workspace.id, caller, params.post_id, body), workspace, caller, member), {
       params: PostIdParams,
       body: PostUpdate,
       workspace: { scope: 'posts:write' },
@@ -51,10 +64,13 @@ export const postsModule = (ctx: AppContext) =>
       response: { 204: t.Void() },
       detail: { operationId: 'deletePost', tags, summary: 'Delete a post with its comments and votes', description: 'With an API key (`posts:write`) or a dashboard session. Removes the post with its comments and votes and records `post.deleted` in the same transaction.' },
     })
-    .post('/posts/:post_id/merge', ({ workspace, params, body }) => posts.mergePost(ctx.db, workspace.id, params.post_id, body.into_post_id), {
+    .post('/posts/:post_id/merge', async ({ workspace, caller, member, params, body }) => {
+      const merged = await posts.mergePost(ctx.db, workspace.id, params.post_id, body.into_post_id)
+      return { post: forCaller(merged.post, workspace, caller, member), into: forCaller(merged.into, workspace, caller, member) }
+    }, {
       params: PostIdParams,
       body: PostMerge,
       workspace: { scope: 'posts:write' },
       response: { 200: PostMergeResult },
-      detail: { operationId: 'mergePost', tags, summary: 'Merge this post into another', description: 'Votes move deduplicated by voter, comments move, the source keeps `merged_into` and leaves the lists. Merging into itself is 422; a merged source or target is 409; a post of another workspace is 404.' },
+      detail: { operationId: 'mergePost', tags, summary: 'Merge this post into another', description: 'Votes move deduplicated by voter (so a company counts once in the target\'s `demand`), comments move, the source keeps `merged_into` and leaves the lists. Merging into itself is 422; a merged source or target is 409; a post of another workspace is 404.' },
     })

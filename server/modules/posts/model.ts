@@ -12,6 +12,7 @@ export const postExample = {
   status: 'Planned', status_id: 'sts_0mi9x2k3aq1b2c3d4e5f6g7h8', status_kind: 'planned' as const, labels: ['ui'], votes: 12, comment_count: 3,
   author: { type: 'end_user' as const, id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', name: 'Grace Hopper', email: 'grace@customer.example' }, verified: true,
   owner_user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', merged_into: null, tracker_issue: null, created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-23T14:05:12.345Z',
+  demand: { voters: 12, verified_voters: 10, companies: 4, mrr: 1250000, weighted: 23 }, score: 42.5, factors: { reach: 500, impact: 2, confidence: 0.85, effort: 20 },
 }
 
 export const AuthorResponse = t.Object({
@@ -45,6 +46,9 @@ export const PostUpdate = t.Object({
   board: t.Optional(t.String({ minLength: 2, maxLength: 48, description: 'Move the post to this board (slug)' })),
   owner_user_id: t.Optional(t.Nullable(t.String({ maxLength: 64, description: 'The member responsible for the post, or null' }))),
   status_message: t.Optional(t.String({ minLength: 1, maxLength: 5000, description: "With `status`: the team's word to the post's subscribers, carried by `status.changed` and its e-mail. Ignored when the status does not change" })),
+  factors: t.Optional(t.Record(t.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' }), t.Nullable(t.Number({ minimum: -1e12, maximum: 1e12 })), {
+    maxProperties: 20, description: 'Scoring inputs to set (a number) or clear (null); the others stay. Recomputes `score`, keeps a history and raises `score.changed` when it changes',
+  })),
 }, { additionalProperties: false, minProperties: 1, $id: 'PostUpdate', examples: [{ status: 'Planned', labels: ['ui', 'mobile'], status_message: 'Scheduled for the March release.' }] })
 
 export const PostMerge = t.Object({ into_post_id: t.String({ maxLength: 64 }) }, { additionalProperties: false, $id: 'PostMerge', examples: [{ into_post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })
@@ -54,6 +58,18 @@ export const TrackerIssueResponse = t.Object({
   identifier: t.String({ description: 'The human-readable key, e.g. ENG-42' }),
   url: t.String({ description: 'The issue in the tracker' }),
 }, { $id: 'TrackerIssue', examples: [{ id: '9cfb482a-81e3-4154-b5b9-2c805e70a02d', identifier: 'ENG-42', url: 'https://linear.app/acme/issue/ENG-42' }] })
+
+export const DemandResponse = t.Object({
+  voters: Integer({ description: 'Every vote (the same as `votes`)' }),
+  verified_voters: Integer({ description: 'Votes of members, keys\' named end users, identified end users and confirmed e-mail addresses' }),
+  companies: Integer({ description: 'Distinct companies among the verified voters' }),
+  mrr: t.Nullable(Integer({ description: "The sum of those companies' MRR in minor units of the workspace's revenue currency, each company once; null for a member when the workspace shows revenue to admins only" })),
+  weighted: t.Number({ description: 'Verified votes weighed by plan (settings `plan_weights`, default weight 1)' }),
+}, { $id: 'Demand', description: 'Who wants the post, from verified votes only (docs/demand.md). Team reads only: absent on public routes', examples: [postExample.demand] })
+
+export const Factors = t.Record(t.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' }), t.Number({ minimum: -1e12, maximum: 1e12 }), {
+  maxProperties: 20, $id: 'Factors', description: 'Scoring inputs: `reach`, `impact`, `confidence`, `effort` (RICE), `value` (value/effort) and any names a custom formula uses', examples: [postExample.factors],
+})
 
 export const PostResponse = t.Object({
   id: t.String(),
@@ -75,6 +91,9 @@ export const PostResponse = t.Object({
   tracker_issue: t.Nullable(TrackerIssueResponse, { description: 'The issue made from this post in the connected tracker (POST /posts/{post_id}/tracker-issue); null before, and on public routes' }),
   created_at: Timestamp,
   updated_at: Timestamp,
+  demand: t.Optional(DemandResponse),
+  score: t.Optional(t.Nullable(t.Number({ description: "The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set" }))),
+  factors: t.Optional(Factors),
 }, { $id: 'Post', examples: [postExample] })
 
 /** `verified=true|false` on lists: what (un)confirmed anonymous e-mail identities wrote or cast. */
@@ -90,6 +109,15 @@ export const PostListQuery = t.Object({
     description: '`new` (default; with `q`, the 500 newest matches by relevance first): newest first. `top`: most votes. `trending`: votes halved per day of the post\'s age (votes × 2^(−age in days)), newest first on ties',
   })),
   verified: t.Optional(VerifiedFilter),
+}, { additionalProperties: false })
+
+const TEAM_SORTS = '`mrr`: the most revenue (`demand.mrr`) first; `companies`: the most companies first; `score`: the highest score first, unscored last'
+/** The team's list: the public one's query plus the demand sorts and filters. */
+export const TeamPostListQuery = t.Object({
+  ...PostListQuery.properties,
+  sort: t.Optional(Enum(['top', 'new', 'trending', 'mrr', 'companies', 'score'], { description: `${PostListQuery.properties.sort.description}. ${TEAM_SORTS}` })),
+  company: t.Optional(t.String({ minLength: 1, maxLength: 128, description: 'Only posts this company (external id or `co_` id) voted for with a verified vote' })),
+  min_mrr: t.Optional(t.Integer({ minimum: 0, maximum: 10_000_000_000_000, description: 'Only posts whose `demand.mrr` is at least this (minor units)' })),
 }, { additionalProperties: false })
 
 export const PostMergeResult = t.Object({ post: PostResponse, into: PostResponse }, { $id: 'PostMergeResult', examples: [{ post: { ...postExample, id: 'post_0mi9x2k3aq9z8y7x6w5v4u3t2', votes: 0, merged_into: postExample.id }, into: postExample }] })

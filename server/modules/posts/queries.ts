@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
-import { boardPostCounts, boards, labels, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
+import { boardPostCounts, boards, companies, labels, postCompanyVotes, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
 import { isoTimestamp } from '../../db/schema/columns.ts'
 import { notFound } from '../../errors.ts'
 import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, isUnverifiedEndUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
@@ -52,10 +52,24 @@ function toPostResponse(row: PostRow, publicView: boolean) {
     tracker_issue: publicView ? null : row.trackerIssue ?? null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
+    // The team's figures (docs/demand.md): left out of public reads altogether, not nulled.
+    ...(!publicView && {
+      demand: {
+        voters: row.voteCount, verified_voters: row.demandVerifiedVoters, companies: row.demandCompanies,
+        mrr: row.demandMrr as number | null, weighted: Math.round(row.demandWeighted * 1e6) / 1e6,
+      },
+      score: row.score,
+      factors: row.factors,
+    }),
   }
 }
 
 export type PostResponseBody = ReturnType<typeof toPostResponse>
+
+/** The response for a caller who may not read revenue (docs/demand.md#who-sees-revenue): `demand.mrr` null. */
+export function withoutRevenue<T extends { demand?: { mrr: number | null } }>(post: T): T {
+  return post.demand ? { ...post, demand: { ...post.demand, mrr: null } } : post
+}
 
 const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPostResponse(row, publicView))
 
@@ -86,7 +100,11 @@ export interface PostFilters {
   status?: string
   label?: string
   q?: string
-  sort?: 'top' | 'new' | 'trending'
+  sort?: 'top' | 'new' | 'trending' | 'mrr' | 'companies' | 'score'
+  /** Team lists only: posts this company (external or `co_` id) voted for with a verified vote. */
+  company?: string
+  /** Team lists only: `demand_mrr` at least this (minor units). */
+  minMrr?: number
   /** Whether the author is verified: `false` keeps only posts of unconfirmed anonymous visitors. */
   verified?: boolean
 }
@@ -97,12 +115,18 @@ export const RANKED_MATCHES = 500
 export const COUNTED_MATCHES = 200
 
 /** The same keys over a subquery's columns. */
-const KEYS = { top: 'vote_count desc, created_at desc, id desc', trending: 'trending desc nulls last, created_at desc, id desc', new: 'created_at desc, id desc' }
+const KEYS = {
+  top: 'vote_count desc, created_at desc, id desc', trending: 'trending desc nulls last, created_at desc, id desc', new: 'created_at desc, id desc',
+  mrr: 'demand_mrr desc, created_at desc, id desc', companies: 'demand_companies desc, created_at desc, id desc', score: 'score desc nulls last, created_at desc, id desc',
+}
 
 /** The sort keys, each matching one of the posts_list_*_idx indexes, so a page is an index walk. */
 function orderOf(sort: PostFilters['sort']): SQL {
   if (sort === 'top') return sql`${posts.voteCount} desc, ${posts.createdAt} desc, ${posts.id} desc`
   if (sort === 'trending') return sql`${posts.trending} desc nulls last, ${posts.createdAt} desc, ${posts.id} desc`
+  if (sort === 'mrr') return sql`${posts.demandMrr} desc, ${posts.createdAt} desc, ${posts.id} desc`
+  if (sort === 'companies') return sql`${posts.demandCompanies} desc, ${posts.createdAt} desc, ${posts.id} desc`
+  if (sort === 'score') return sql`${posts.score} desc nulls last, ${posts.createdAt} desc, ${posts.id} desc`
   return sql`${posts.createdAt} desc, ${posts.id} desc`
 }
 
@@ -134,14 +158,20 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
   // Read from the list index's entry (it carries label_ids), not by probing post_labels for every post walked.
   if (labelId) conditions.push(sql`${posts.labelIds} @> array[${labelId}]`)
   if (query) conditions.push(sql`${posts.search} @@ ${query}`)
+  if (filters.company !== undefined) {
+    conditions.push(sql`exists (select 1 from ${postCompanyVotes} join ${companies} on ${companies.id} = ${postCompanyVotes.companyId}
+      where ${postCompanyVotes.postId} = ${posts.id} and ${companies.workspaceId} = ${workspaceId} and (${companies.externalId} = ${param('company')} or ${companies.id} = ${param('company')}))`)
+  }
+  if (filters.minMrr !== undefined) conditions.push(sql`${posts.demandMrr} >= ${param('minMrr')}`)
   // A constant of the shape (part of its key), so it needs no placeholder.
   if (filters.verified !== undefined) conditions.push(filters.verified ? sql`not ${isUnverifiedEndUser(posts.authorEndUserId)}` : isUnverifiedEndUser(posts.authorEndUserId))
   const where = sql.join(conditions, sql` and `)
 
   // With label, q or verified there is no maintained count: the page comes from a bounded scan (offset + COUNTED_MATCHES
   // matches, in index order) that also counts, so finding and counting the matches is one walk.
-  const bounded = Boolean(labelId || query || filters.verified !== undefined)
-  const candidates = (order: SQL) => sql`select ${posts.id} as id, ${posts.voteCount} as vote_count, ${posts.createdAt} as created_at, ${posts.trending} as trending, ${posts.search} as search
+  const bounded = Boolean(labelId || query || filters.verified !== undefined || filters.company !== undefined || filters.minMrr !== undefined)
+  const candidates = (order: SQL) => sql`select ${posts.id} as id, ${posts.voteCount} as vote_count, ${posts.createdAt} as created_at, ${posts.trending} as trending, ${posts.search} as search,
+      ${posts.demandMrr} as demand_mrr, ${posts.demandCompanies} as demand_companies, ${posts.score} as score
     from ${posts} where ${where} order by ${order} limit ${param('counted')}`
   const ids = query && !filters.sort
     // Relevance over a bounded set: the newest RANKED_MATCHES matches by ts_rank, then the rest newest first.
@@ -173,7 +203,8 @@ const compiledTotal = (shape: string, ref: BoardRef, filters: PostFilters) => co
 
 function listStatementsOf(ref: BoardRef, filters: PostFilters) {
   const shape = [filters.sort ?? (filters.q ? 'relevance' : 'new'), filters.status !== undefined ? 's' : '', filters.label !== undefined ? 'l' : '', filters.q ? 'q' : '',
-    'id' in ref.workspace ? 'ws' : 'slug', ref.publicOnly ? 'pub' : '', filters.verified === undefined ? '' : `v${Number(filters.verified)}`].join('_')
+    'id' in ref.workspace ? 'ws' : 'slug', ref.publicOnly ? 'pub' : '', filters.verified === undefined ? '' : `v${Number(filters.verified)}`,
+    filters.company !== undefined ? 'c' : '', filters.minMrr !== undefined ? 'm' : ''].join('_')
   let statements = listStatements.get(shape)
   if (!statements) listStatements.set(shape, (statements = { page: compiledPage(shape, ref, filters), total: compiledTotal(shape, ref, filters) }))
   return statements
@@ -186,9 +217,12 @@ function listStatementsOf(ref: BoardRef, filters: PostFilters) {
  * Only an empty page costs more: it finds out whether a reference was unknown (404/422) or the page is past the end.
  */
 export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, publicView = false, loc = 'query') {
+  // Revenue never orders or filters a public list, whatever reaches this far.
+  if (publicView) filters = { ...filters, company: undefined, minMrr: undefined, sort: filters.sort === 'top' || filters.sort === 'trending' || filters.sort === 'new' ? filters.sort : undefined }
   const statements = listStatementsOf(ref, filters)
   const values = {
     workspace: 'id' in ref.workspace ? ref.workspace.id : ref.workspace.slug, board: ref.board, status: filters.status, label: filters.label, q: filters.q,
+    company: filters.company, minMrr: filters.minMrr,
     limit: page.perPage, offset: page.offset, counted: page.offset + Math.max(COUNTED_MATCHES, page.perPage),
   }
   const rows = await statements.page(db).execute(values)

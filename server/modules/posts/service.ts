@@ -10,6 +10,7 @@ import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, resolveActor, teamAuthor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
+import { applyFactors, recordScoreChanged } from '../scoring/service.ts'
 
 export interface PostInput extends OnBehalf {
   title: string
@@ -97,6 +98,8 @@ export interface PostChanges {
   owner_user_id?: string | null
   /** A note to the post's voters that goes with a status change (carried as `message` on `status.changed`). */
   status_message?: string
+  /** Scoring inputs to set (number) or clear (null): docs/demand.md#scores. */
+  factors?: Record<string, number | null>
 }
 
 /** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
@@ -119,8 +122,10 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
       ...(changes.owner_user_id !== undefined && { ownerUserId: changes.owner_user_id }),
       updatedAt: sql`now()`,
     }).where(eq(posts.id, postId))
+    const scored = changes.factors !== undefined ? await applyFactors(tx, workspaceId, postId, changes.factors, changedBy(caller)) : undefined
 
     const post = await getPost(tx, workspaceId, postId)
+    if (scored && scored.from !== scored.to) await recordScoreChanged(tx, workspaceId, post, scored.from, scored.to)
     if (status && status.id !== current.statusId) {
       await tx.insert(statusChanges).values({ id: newId('statusChange'), postId, fromStatusId: current.statusId, toStatusId: status.id, ...changedBy(caller) })
       // The team's message and name go to the post's subscribers (post-subscriptions/fanout.ts).
