@@ -1,12 +1,13 @@
 // `npm run seed`: a demo workspace on the configured database (the same configuration, database and
 // migrations as `npm start`), built through the service functions so it looks like real use: events in
 // the outbox, counters in step with the rows, and an API key of which only the hash is stored.
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../server/db/client.ts'
 import { boards, comments, endUsers, events, labels, posts, statusChanges, users, votes, workspaces } from '../server/db/schema/index.ts'
 import { ApiError } from '../server/errors.ts'
 import { newId } from '../server/lib/ids.ts'
 import { createApiKey } from '../server/modules/api-keys/service.ts'
+import { createEntry } from '../server/modules/changelog/service.ts'
 import { createComment } from '../server/modules/comments/service.ts'
 import { createPost } from '../server/modules/posts/service.ts'
 import { toggleVote } from '../server/modules/votes/service.ts'
@@ -66,8 +67,12 @@ export interface SeedResult {
   /** Only when the workspace was created now: the full key, which is not stored anywhere. */
   apiKey: string | null
   urls: string[]
+  /** Where a person goes: the portal, the widget on a sample page, the sign-in page. */
+  pages: { portal: string; widget: string; signIn: string }
   posts: number
 }
+
+const pagesOf = (baseUrl: string) => ({ portal: `${baseUrl}/portal/${DEMO_SLUG}`, widget: `${baseUrl}/widget/try/${DEMO_SLUG}`, signIn: `${baseUrl}/signin` })
 
 const publicUrls = (baseUrl: string) => {
   const portal = `${baseUrl}/api/v1/public/${DEMO_SLUG}`
@@ -77,7 +82,7 @@ const publicUrls = (baseUrl: string) => {
 /** Creates the demo workspace unless it exists; everything in one transaction, so a failed run leaves nothing behind. */
 export async function seedDemo(db: Db, baseUrl: string): Promise<SeedResult> {
   const [existing] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.slug, DEMO_SLUG))
-  if (existing) return { created: false, workspaceId: existing.id, apiKey: null, urls: publicUrls(baseUrl), posts: 0 }
+  if (existing) return { created: false, workspaceId: existing.id, apiKey: null, urls: publicUrls(baseUrl), pages: pagesOf(baseUrl), posts: 0 }
   try {
     return await db.transaction(async (transaction) => {
       // The services take a Db and open their own transactions, which become savepoints inside this one.
@@ -106,7 +111,15 @@ export async function seedDemo(db: Db, baseUrl: string): Promise<SeedResult> {
         }
         await backdate(tx, post.id, 2 * (POSTS.length - 1 - index))
       }
-      return { created: true, workspaceId: workspace.id, apiKey: secret, urls: publicUrls(baseUrl), posts: POSTS.length }
+      // A published changelog entry announcing what shipped (the CSV export and the merge fix).
+      const shipped = await tx.select({ id: posts.id }).from(posts).where(and(eq(posts.workspaceId, workspace.id), inArray(posts.title, ['Export posts to CSV', 'Vote count off by one after a merge'])))
+      await createEntry(tx, workspace.id, team, {
+        title: 'CSV export, and vote counts you can trust',
+        body: 'Two things shipped this week:\n\n- **Export posts to CSV** from Settings, Export, for your quarterly reports.\n- Vote counts are recomputed from the votes on every merge, so merged posts add up.\n\nThanks to everyone who asked for these.',
+        post_ids: shipped.map((post) => post.id),
+        published_at: new Date(Date.now() - 86_400_000).toISOString(),
+      })
+      return { created: true, workspaceId: workspace.id, apiKey: secret, urls: publicUrls(baseUrl), pages: pagesOf(baseUrl), posts: POSTS.length }
     })
   } catch (error) {
     // Another run created it between the check and the insert.
@@ -126,8 +139,11 @@ async function main() {
     } else {
       console.log(`The demo workspace "${DEMO_SLUG}" already exists; nothing was changed. Its API key was shown when it was created; make a new one in the dashboard if it is lost.`)
     }
-    console.log(`\nPublic portal (no credential):\n${result.urls.map((url) => `  ${url}`).join('\n')}`)
-    console.log(`\nSign in as ${DEMO_OWNER}: POST ${config.baseUrl}/api/v1/auth/magic-link {"email": "${DEMO_OWNER}"}`)
+    console.log(`\nOpen in a browser:`)
+    console.log(`  Portal:            ${result.pages.portal}`)
+    console.log(`  Widget test page:  ${result.pages.widget}`)
+    console.log(`  Sign in:           ${result.pages.signIn}  (as ${DEMO_OWNER}; without SMTP_URL the sign-in link is printed in the server's log)`)
+    console.log(`\nPublic API (no credential):\n${result.urls.map((url) => `  ${url}`).join('\n')}`)
   } finally {
     await database.close()
   }

@@ -1,20 +1,37 @@
 // One server process per core on PostgreSQL (WEB_CONCURRENCY). This supervisor starts that many copies
 // of the server, each listening on the same port with SO_REUSEPORT so the kernel spreads connections
-// across them, restarts one that dies, and passes SIGTERM/SIGINT on. It opens no database and holds no
-// state: what the processes must agree on lives in PostgreSQL (rate limits, delivery leases, wake-ups)
-// or Redis. The embedded database (PGlite) belongs to one process, so it always runs one.
+// across them, restarts one that dies (not one that exited EXIT_CANNOT_START: then it stops them all
+// and exits 1), and passes SIGTERM/SIGINT on. It opens no database (it only waits, bounded, for
+// PostgreSQL to answer before the first start: server/index.ts) and holds no state: what the
+// processes must agree on lives in PostgreSQL (rate limits, delivery leases, wake-ups) or Redis. The embedded database (PGlite) belongs to one process, so it always runs one.
+import { readFileSync } from 'node:fs'
 import { totalmem } from 'node:os'
 import type { Config } from './config.ts'
 import type { Logger } from './lib/log.ts'
 import { nextRestartDelay } from './lib/restart.ts'
+import { EXIT_CANNOT_START } from './startup.ts'
 
 /** Set in the environment of each supervised process (its index), so it serves instead of supervising. */
 export const PROCESS_INDEX_ENV = 'CHORUS_PROCESS_INDEX'
 
 const usesPostgres = (config: Config) => config.databaseUrl !== undefined && /^postgres(ql)?:/.test(config.databaseUrl)
 
-/** How many server processes to run: WEB_CONCURRENCY, else the core count; 1 for PGlite or a random port. */
-export function processCount(config: Config, cores = navigator.hardwareConcurrency || 1): number {
+/**
+ * The cores this process may use: the cgroup's CPU limit when it sets one (a container's `--cpus`,
+ * compose's `cpus:`, a systemd CPUQuota), rounded up, never more than the host's cores. A container
+ * limited to 1 CPU on a 32-core host runs one process, not 32 that share one CPU's time.
+ */
+export function availableCores(hostCores = navigator.hardwareConcurrency || 1, cgroupRoot = '/sys/fs/cgroup'): number {
+  const read = (path: string) => { try { return readFileSync(`${cgroupRoot}/${path}`, 'utf8').trim() } catch { return undefined } }
+  // cgroup v2: "<quota> <period>" or "max <period>"; v1: two files, quota -1 for none.
+  const v2 = read('cpu.max')?.split(/\s+/)
+  const [quota, period] = v2 ? [Number(v2[0]), Number(v2[1])] : [Number(read('cpu/cpu.cfs_quota_us') ?? read('cpu.cfs_quota_us')), Number(read('cpu/cpu.cfs_period_us') ?? read('cpu.cfs_period_us'))]
+  if (!(quota > 0) || !(period > 0)) return hostCores
+  return Math.max(1, Math.min(hostCores, Math.ceil(quota / period)))
+}
+
+/** How many server processes to run: WEB_CONCURRENCY, else the cores the cgroup allows; 1 for PGlite or a random port. */
+export function processCount(config: Config, cores = availableCores()): number {
   if (!usesPostgres(config) || config.port === 0) return 1
   return config.webConcurrency || cores
 }
@@ -68,6 +85,8 @@ export async function superviseProcesses(count: number, env: Record<string, stri
   let stopping = false
   const running = new Map<number, ReturnType<typeof Bun.spawn>>()
   const delays = new Map<number, number>()
+  let giveUp = () => {}
+  let gaveUp = false
 
   const start = (index: number) => {
     const startedAt = Date.now()
@@ -78,6 +97,8 @@ export async function superviseProcesses(count: number, env: Record<string, stri
       onExit(_, code, signal) {
         running.delete(index)
         if (stopping) return
+        // The process said why in one line (port taken, database unreachable): restarting cannot cure it.
+        if (code === EXIT_CANNOT_START) return void giveUp()
         const delay = nextRestartDelay(delays.get(index), Date.now() - startedAt)
         delays.set(index, delay)
         log.warn('server process exited; restarting', { process: index, code, signal, in_ms: delay })
@@ -101,8 +122,13 @@ export async function superviseProcesses(count: number, env: Record<string, stri
     }
     process.on('SIGTERM', () => void stop('SIGTERM'))
     process.on('SIGINT', () => void stop('SIGINT'))
+    giveUp = () => {
+      gaveUp = true
+      void stop('SIGTERM')
+    }
   })
   for (let index = 0; index < count; index++) start(index)
   log.info('chorus supervising', { processes: count, pid: process.pid })
-  process.exit((await clean).every(Boolean) ? 0 : 1)
+  const cleanly = (await clean).every(Boolean)
+  process.exit(cleanly && !gaveUp ? 0 : 1)
 }

@@ -68,8 +68,10 @@ export interface Config {
   secureCookies: boolean
   /** Intake addresses are `{token}@` this domain; notification Message-IDs use it too. */
   inboundEmailDomain: string
-  /** Server processes on PostgreSQL; 0 (the default) means one per core. The embedded database always runs one. */
+  /** Server processes on PostgreSQL; 0 (the default) means one per core the container may use. The embedded database always runs one. */
   webConcurrency: number
+  /** How long start-up waits for an unreachable PostgreSQL before it gives up with one line (exit 78). */
+  databaseWaitSeconds: number
 }
 
 type Env = Record<string, string | undefined>
@@ -239,6 +241,7 @@ export function getConfig(env: Env): Config {
     inboundEmailDomain: inboundDomain(env, base.hostname),
     oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),
     webConcurrency: integer(env, 'WEB_CONCURRENCY', 0, 0, 1024),
+    databaseWaitSeconds: integer(env, 'DATABASE_WAIT_SECONDS', 30, 0, 3600),
     secureCookies: !(base.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(base.hostname)),
   }
 }

@@ -3,7 +3,7 @@ import { isSupervised, processCount, PROCESS_INDEX_ENV, stopWithSupervisor, supe
 import { createLogger } from './lib/log.ts'
 import { startBackground } from './background/supervisor.ts'
 import { describeError, isConnectionError } from './db/errors.ts'
-import { configOrExit, openMigratedDatabase, resolveSecret } from './startup.ts'
+import { cannotStart, configOrExit, openMigratedDatabase, resolveSecret, waitForPostgres, whereToGo } from './startup.ts'
 
 async function main() {
   let config = configOrExit(process.env)
@@ -11,7 +11,11 @@ async function main() {
   const processes = processCount(config)
   const log = createLogger(config.logLevel)
   // Several processes: this one only supervises; each child serves (and finds SECRET_KEY set).
-  if (processes > 1 && !isSupervised()) return superviseProcesses(processes, { SECRET_KEY: config.secretKey! }, log)
+  if (processes > 1 && !isSupervised()) {
+    // One wait (and one line if it fails) for all of them, rather than each process's own.
+    await waitForPostgres(config.databaseUrl!, config.databaseWaitSeconds, log)
+    return superviseProcesses(processes, { SECRET_KEY: config.secretKey! }, log)
+  }
   // What has started so far; a stop during start-up stops just that.
   let database: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined
   let started: Awaited<ReturnType<typeof createApp>> | undefined
@@ -42,7 +46,7 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'))
   if (isSupervised()) stopWithSupervisor(() => void shutdown('supervisor exited'))
 
-  database = await openMigratedDatabase(config)
+  database = await openMigratedDatabase(config, 'server', log)
   if (stopping) return
   started = await createApp({ config, database })
   if (stopping) return
@@ -57,11 +61,18 @@ async function main() {
     process.exit(1)
   })
   // With several processes each binds the port with SO_REUSEPORT and the kernel spreads connections.
-  app.listen({ port: config.port, hostname: '0.0.0.0', reusePort: isSupervised() })
+  try {
+    app.listen({ port: config.port, hostname: '0.0.0.0', reusePort: isSupervised() })
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EADDRINUSE') throw error
+    cannotStart(`Port ${config.port} is in use by another process: stop it, or set PORT to a free port`)
+  }
   ctx.log.info('chorus listening', { url: config.baseUrl, port: app.server?.port, database: database.driver, pid: process.pid, process: process.env[PROCESS_INDEX_ENV] ?? null })
   if (database.driver === 'pglite' && config.webConcurrency > 1) ctx.log.info('the embedded database runs in one process; WEB_CONCURRENCY applies to PostgreSQL')
   // Every background loop runs in one worker thread; this thread serves HTTP only.
   background = startBackground(ctx)
+  // Where to go next, once (the first of several processes says it).
+  if ((process.env[PROCESS_INDEX_ENV] ?? '0') === '0') ctx.log.info(...(await whereToGo(ctx.db, config.baseUrl)))
 }
 
 await main()

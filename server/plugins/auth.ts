@@ -127,6 +127,15 @@ export async function endUserWriter(ctx: AppContext, request: Pick<Request, 'hea
   return writer
 }
 
+/**
+ * A request with a key (or an OAuth access token) is a key request (docs/api.md#credentials), and
+ * dashboard-only routes take none: refused in `transform`, before body validation and before the
+ * credential is even looked up.
+ */
+function refuseBearer({ request }: { request: Request }) {
+  if (carriesKey(request.headers)) throw new ApiError('DASHBOARD_ONLY', 'This route needs a signed-in dashboard session; API keys and access tokens cannot use it')
+}
+
 interface IdempotencyClaim { scope: string; key: string }
 const claims = new WeakMap<Request, IdempotencyClaim>()
 const replays = new WeakSet<Request>()
@@ -256,9 +265,8 @@ export const authPlugin = perApp((ctx: AppContext) => {
   return new Elysia({ name: 'auth' }).use(requestPlugin(ctx)).macro({
     user: {
       detail: { security: sessionOnly },
+      transform: refuseBearer,
       async resolve({ request }) {
-        // A request with a key is a key request (docs/api.md#credentials) and keys have no personal area.
-        if (carriesKey(request.headers)) throw new ApiError('DASHBOARD_ONLY', 'This route needs a signed-in dashboard session; API keys cannot use it')
         const caller = await resolve.session(accessCookie(request))
         if (!caller) throw new ApiError('UNAUTHENTICATED', 'Sign in first: the access_token cookie is missing, invalid or expired')
         return { caller, user: caller.user }
@@ -300,6 +308,9 @@ export const authPlugin = perApp((ctx: AppContext) => {
           const credential = resolved.caller.kind === 'api_key' ? resolved.caller.keyId : resolved.caller.kind === 'oauth' ? resolved.caller.familyId : resolved.caller.user.id
           return { ...resolved, replay: await idempotencyClaim(request, `${resolved.workspace.id}:${credential}`, body) }
         },
+        // A dashboard-only route refuses a key before its body is validated: the caller learns first
+        // that no body would do (docs/api.md#credentials).
+        ...(access.scope ? {} : { transform: refuseBearer }),
         // A route a read scope opens writes nothing, so it has no Idempotency-Key to keep: without the
         // hooks, a read skips an awaited after-handle step and a deferred after-response task per request.
         ...(readOnly ? {} : idempotencyHooks),

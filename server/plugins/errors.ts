@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts'
 import { ApiError, errorBody, type ErrorCode, type ValidationIssue } from '../errors.ts'
 import { describeError, isConnectionError } from '../db/errors.ts'
 import { setSecurityHeaders } from '../lib/http-headers.ts'
-import { requestIdOf } from './request.ts'
+import { allowedMethods, pathOf, requestIdOf } from './request.ts'
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
 
@@ -73,8 +73,13 @@ export function errorHandler(ctx: AppContext) {
       return reply(422, 'VALIDATION_ERROR', issues[0] ? `${issues[0].loc.join('.')}: ${issues[0].msg}` : 'Request validation failed', issues)
     }
     switch (code) {
-      case 'NOT_FOUND':
-        return reply(404, 'NOT_FOUND', 'Route not found')
+      case 'NOT_FOUND': {
+        // The path exists with other methods: 405 naming them, not a 404 that says it does not exist.
+        const allow = allowedMethods(ctx, pathOf(request.url))
+        if (!allow.length) return reply(404, 'NOT_FOUND', 'Route not found')
+        headers.allow = allow.join(', ')
+        return reply(405, 'METHOD_NOT_ALLOWED', `${request.method} is not allowed here; this address takes ${headers.allow}`)
+      }
       case 'PARSE':
         return reply(400, 'BAD_REQUEST', 'The request body could not be parsed')
       case 'INVALID_COOKIE_SIGNATURE':

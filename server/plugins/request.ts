@@ -113,8 +113,13 @@ export const unversionedPaths = (app: () => AnyElysia) =>
 
 const isJson = (contentType: string) => contentType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(contentType)
 
-/** Routes that read their own body type (`parse: 'text'`, `'multipart/form-data'`, a named parser...), as method and path pattern. */
-const ownParsers = new WeakMap<AppContext, { app: () => AnyElysia; routes?: { method: string; path: RegExp }[] }>()
+interface RoutePattern { method: string; path: RegExp; wildcard: boolean }
+
+/**
+ * The route table as method and path pattern: `routes` are those that read their own body type
+ * (`parse: 'text'`, `'multipart/form-data'`, a named parser...), `all` every route (for 405's `Allow`).
+ */
+const ownParsers = new WeakMap<AppContext, { app: () => AnyElysia; routes?: RoutePattern[]; all?: RoutePattern[] }>()
 
 /** Called once by createApp: the request plugin looks the routes' declared body types up there. */
 export function bindRouteTable(ctx: AppContext, app: () => AnyElysia) {
@@ -123,14 +128,32 @@ export function bindRouteTable(ctx: AppContext, app: () => AnyElysia) {
 
 const jsonHooks = new WeakSet<object>()
 
-const patternOf = (path: string) => new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`)
+const patternOf = (path: string) => new RegExp(`^${path.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`)
+const routePattern = (entry: { method: string; path: string }): RoutePattern => ({ method: entry.method, path: patternOf(entry.path), wildcard: entry.path.endsWith('*') })
+
+/**
+ * The methods the route table serves at `path`, for a 405's `Allow` (docs/api.md#methods); empty when
+ * no route but a catch-all (the portal's 404 page, the public CORS preflight) matches it: that is a 404.
+ * HEAD is answered wherever GET is.
+ */
+export function allowedMethods(ctx: AppContext, path: string): string[] {
+  const table = ownParsers.get(ctx)
+  if (!table) return []
+  table.all ??= table.app().routes.map(routePattern)
+  const matching = table.all.filter((route) => route.path.test(path))
+  if (!matching.some((route) => !route.wildcard)) return []
+  // A catch-all GET is a 404 page, not a resource; a catch-all OPTIONS is the CORS preflight, served.
+  const methods = new Set(matching.filter((route) => !route.wildcard || route.method === 'OPTIONS').map((route) => route.method))
+  if (methods.has('GET')) methods.add('HEAD')
+  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((method) => methods.has(method))
+}
 
 function readsOwnBody(ctx: AppContext, request: Request) {
   const table = ownParsers.get(ctx)
   if (!table) return false
   table.routes ??= table.app().routes
     .filter((entry) => (entry.hooks?.parse as { fn: unknown }[] | undefined)?.some((hook) => !jsonHooks.has(hook.fn as object)))
-    .map((entry) => ({ method: entry.method, path: patternOf(entry.path) }))
+    .map(routePattern)
   if (!table.routes.length) return false
   const path = pathOf(request.url)
   return table.routes.some((route) => route.method === request.method && route.path.test(path))

@@ -64,6 +64,22 @@ describe('boards: happy paths', () => {
     expect((await member.client.get('/api/v1/boards/ideas', { headers: { 'x-workspace': ws.slug } })).status).toBe(200)
   })
 
+  test('GET /workspaces/{slug}/boards lists them where they are created: keys and members, no X-Workspace', async () => {
+    const ws = await workspaceFixture(h)
+    await createBoard(ws, { name: 'Ideas', slug: 'ideas' })
+    await createBoard(ws, { name: 'Internal', slug: 'internal', is_private: true })
+    const key = await ws.key(['boards:read'])
+    const byKey = await h.client().get(boardsPath(ws), { headers: bearer(key) })
+    expect(byKey.status).toBe(200)
+    expect(byKey.body).toEqual((await h.client().get('/api/v1/boards', { headers: bearer(key) })).body)
+    expect(byKey.body.map((b: any) => [b.slug, b.is_private])).toEqual([['ideas', false], ['internal', true]])
+    const member = await addMember(h, ws, `lister-${ws.slug}@example.com`, 'member')
+    const bySession = await member.client.get(boardsPath(ws))
+    expect(bySession.status).toBe(200)
+    expect(bySession.body.map((b: any) => b.slug)).toEqual(['ideas', 'internal'])
+    expect((await h.client().get(`/api/workspaces/${ws.slug}/boards`, { headers: bearer(key) })).body).toHaveLength(2)
+  })
+
   test('update renames, re-slugs, clears the description and makes private', async () => {
     const ws = await workspaceFixture(h)
     const board = await createBoard(ws, { name: 'Ideas', slug: 'ideas', description: 'old' })
@@ -160,6 +176,21 @@ describe('boards: security', () => {
     expect((await a.owner.get('/api/v1/boards/secret-b', { headers: { 'x-workspace': a.slug } })).status).toBe(404)
     const [row] = await h.db.select().from(boards).where(eq(boards.id, secret.id))
     expect(row?.name).toBe('Secret')
+  })
+
+  test('GET /workspaces/{slug}/boards: another workspace is 404 for keys and sessions, no credential 401, no scope 403', async () => {
+    const mine = await workspaceFixture(h)
+    const other = await workspaceFixture(h)
+    await createBoard(other, { name: 'Secret', slug: 'secret', is_private: true })
+    const key = await mine.key(['boards:read'])
+    const byKey = await h.client().get(boardsPath(other), { headers: bearer(key) })
+    expect([byKey.status, byKey.body.code]).toEqual([404, 'NOT_FOUND'])
+    const bySession = await mine.owner.get(boardsPath(other))
+    expect([bySession.status, bySession.body.code]).toEqual([404, 'NOT_FOUND'])
+    expect(JSON.stringify(byKey.body) + JSON.stringify(bySession.body)).not.toContain('secret')
+    expect((await h.client().get(boardsPath(other))).status).toBe(401)
+    const unscoped = await h.client().get(boardsPath(mine), { headers: bearer(await mine.key(['posts:read'])) })
+    expect(unscoped.body).toMatchObject({ code: 'INSUFFICIENT_SCOPE', required_scope: 'boards:read' })
   })
 
   test('a key without boards:read is 403 INSUFFICIENT_SCOPE', async () => {

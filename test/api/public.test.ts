@@ -213,7 +213,7 @@ describe('public reads: caching and CORS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull()
     expect(res.headers.get('cache-control')).toBe('no-store')
     const preflight = await anon.call('OPTIONS', '/api/v1/boards/ideas/posts', { headers: { origin: 'https://customer.example', 'access-control-request-method': 'GET' } })
-    expect(preflight.status).toBe(404)
+    expect(preflight.status).toBe(405)
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull()
   })
 })
@@ -252,9 +252,11 @@ describe('public reads: errors', () => {
     }
   })
 
-  test('writes are not part of these routes', async () => {
-    expect((await anon.call('PATCH', `${base()}/posts/${ids.dark}`, { body: { title: 'x' } })).status).toBe(404)
-    expect((await anon.call('DELETE', `${base()}/posts/${ids.dark}`)).status).toBe(404)
+  test('writes are not part of these routes: 405 naming the methods there are', async () => {
+    for (const method of ['PATCH', 'DELETE']) {
+      const res = await anon.call(method, `${base()}/posts/${ids.dark}`, { body: method === 'PATCH' ? { title: 'x' } : undefined })
+      expect([res.status, res.headers.get('allow')]).toEqual([405, 'GET, HEAD, OPTIONS'])
+    }
   })
 })
 

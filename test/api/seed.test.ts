@@ -66,6 +66,29 @@ describe('seed: happy path', () => {
     const roadmap = await h.client().get('/api/v1/public/demo/roadmap')
     expect(roadmap.body.groups.every((group: any) => group.items.length > 0)).toBe(true)
   })
+
+  test('the pages it prints open: portal, widget test page, sign-in; the demo has a published changelog entry and team replies', async () => {
+    expect(first.pages).toEqual({ portal: `${BASE}/portal/demo`, widget: `${BASE}/widget/try/demo`, signIn: `${BASE}/signin` })
+    for (const url of Object.values(first.pages)) {
+      const page = await h.client().get(url.slice(BASE.length))
+      expect(`${url} ${page.status} ${page.headers.get('content-type')}`).toBe(`${url} 200 text/html; charset=utf-8`)
+    }
+    const widgetPage = await h.client().get('/widget/try/demo')
+    expect(widgetPage.body).toContain('<script src="/widget.js" data-workspace="demo" async></script>')
+    expect(widgetPage.headers.get('content-security-policy')).toContain("script-src 'self'")
+    expect((await h.client().get('/widget/try/no-such-workspace')).status).toBe(404)
+
+    const changelog = await h.client().get('/api/v1/public/demo/changelog')
+    expect(changelog.status).toBe(200)
+    expect(changelog.body.items).toHaveLength(1)
+    expect(changelog.body.items[0]).toMatchObject({ title: 'CSV export, and vote counts you can trust' })
+    expect(changelog.body.items[0].posts.map((post: any) => post.title).sort()).toEqual(['Export posts to CSV', 'Vote count off by one after a merge'])
+    const portalChangelog = await h.client().get('/portal/demo/changelog')
+    expect(portalChangelog.body).toContain('CSV export, and vote counts you can trust')
+
+    const team = await h.db.select().from(comments).where(eq(comments.workspaceId, first.workspaceId))
+    expect(team.filter((comment) => comment.authorKeyId !== null && !comment.internal).length).toBeGreaterThanOrEqual(5)
+  })
 })
 
 describe('seed: a second run', () => {

@@ -1421,7 +1421,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Boards of the named workspace, private ones included, oldest first
+         * @description The list of GET /boards at the address boards are created at: with an API key (`boards:read`) of this workspace or a member's dashboard session (no X-Workspace header needed). A workspace the caller is not in is 404 NOT_FOUND.
+         */
+        get: operations["listWorkspaceBoards"];
         put?: never;
         /**
          * Create a board (admin, dashboard only)
@@ -3983,12 +3987,14 @@ export interface components {
          * @example {
          *       "background": "ok",
          *       "database": "ok",
+         *       "server_version": "0.1.0",
          *       "status": "ok",
          *       "version": "1.0.0"
          *     }
          * @example {
          *       "background": "restarting",
          *       "database": "unavailable",
+         *       "server_version": "0.1.0",
          *       "status": "degraded",
          *       "version": "1.0.0"
          *     }
@@ -3998,8 +4004,11 @@ export interface components {
             background: "ok" | "starting" | "restarting" | "off";
             /** @enum {string} */
             database: "ok" | "unavailable";
+            /** @description The server's release (its package version), e.g. to check an upgrade took */
+            server_version: string;
             /** @enum {string} */
             status: "ok" | "degraded";
+            /** @description The API version (the `/api/v1` contract) */
             version: string;
         };
         /**
@@ -11758,6 +11767,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWorkspaceBoards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Board"][];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */

@@ -16,6 +16,14 @@ export const boardsModule = (ctx: AppContext) =>
       response: { 200: t.Array(BoardResponse) },
       detail: { operationId: 'listBoards', tags, summary: 'Boards of the workspace, private ones included, oldest first', description: 'With an API key (`boards:read`) or a dashboard session. Private boards are included: they are hidden only on the public routes.' },
     })
+    // The same list where boards are created, so a client that knows the workspace's slug need not
+    // name it in X-Workspace; a key for another workspace gets 404 as on every slug route.
+    .get('/workspaces/:workspace_slug/boards', async ({ workspace }) => (await boards.listBoards(ctx.db, workspace.id)).map(toBoardResponse), {
+      params: WorkspaceSlugParams,
+      workspace: { scope: 'boards:read' },
+      response: { 200: t.Array(BoardResponse) },
+      detail: { operationId: 'listWorkspaceBoards', tags, summary: 'Boards of the named workspace, private ones included, oldest first', description: 'The list of GET /boards at the address boards are created at: with an API key (`boards:read`) of this workspace or a member\'s dashboard session (no X-Workspace header needed). A workspace the caller is not in is 404 NOT_FOUND.' },
+    })
     .get('/boards/:board_slug', async ({ workspace, params }) => toBoardResponse(await boards.getBoard(ctx.db, workspace.id, params.board_slug)), {
       params: BoardSlugParams,
       headers: WorkspaceHeader,

@@ -2,6 +2,9 @@ import { Elysia } from 'elysia'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import { gzipSync } from 'node:zlib'
 import type { AppContext } from '../../context.ts'
+import { html } from '../../lib/html.ts'
+import { htmlResponse } from '../../lib/http-headers.ts'
+import { workspaceBySlug } from '../../identity/end-users.ts'
 
 const DIST = new URL('../../../widget/dist/', import.meta.url)
 const SOURCE = new URL('../../../widget/src/', import.meta.url)
@@ -76,4 +79,23 @@ export function widgetModule(ctx: AppContext) {
   return new Elysia()
     .get('/widget.js', ({ request }) => serve('widget.js', request), hidden)
     .get('/widget-panel.js', ({ request }) => serve('widget-panel.js', request), hidden)
+    .get('/widget/try/:workspace_slug', async ({ params }) => tryPage((await workspaceBySlug(ctx, params.workspace_slug)).slug), hidden)
+}
+
+/**
+ * A sample customer page with the widget embedded for one workspace (`npm run seed` prints its address):
+ * how the widget looks and behaves on a page, without writing one. Anonymous visitors post only where
+ * the workspace allows them.
+ */
+function tryPage(slug: string) {
+  const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Widget test page: ${slug}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1f2937}code{background:#f3f4f6;padding:0 .25rem;border-radius:4px}</style></head>
+<body><main><h1>Widget test page</h1>
+<p>This stands for one of your customer's pages. The feedback button in the corner is the Chorus widget of the <code>${slug}</code> workspace, embedded with one line:</p>
+<p><code>&lt;script src="/widget.js" data-workspace="${slug}" async&gt;&lt;/script&gt;</code></p>
+<p><a href="/portal/${slug}">The workspace's portal</a></p></main>
+<script src="/widget.js" data-workspace="${slug}" async></script></body></html>`
+  return htmlResponse(page.value, { scripts: ["'self'"], styles: ["'unsafe-inline'"] })
 }
