@@ -1,10 +1,13 @@
 // Security round 3, part A (issue 41): each finding reproduced over HTTP, then the rule that now holds.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { generateKeyPairSync } from 'node:crypto'
 import { eq } from 'drizzle-orm'
+import { dkimSign } from 'mailauth/lib/dkim/sign'
 import type * as oauth from 'oauth4webapi'
-import { oauthGrants, workspaces } from '../../server/db/schema/index.ts'
+import { comments, endUsers, oauthGrants, workspaces } from '../../server/db/schema/index.ts'
 import type { Logger } from '../../server/lib/log.ts'
-import { addMember, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { startDnsServer } from '../helpers/dns-server.ts'
+import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, startHarness, type Harness } from '../helpers/harness.ts'
 import { authorizeAndExchange, bearer, discover, REDIRECT, refreshTokens, register } from '../helpers/oauth.ts'
 
@@ -178,5 +181,107 @@ describe('every refusal has the error shape, the request id, and its real status
     } finally {
       server.stop(true)
     }
+  })
+})
+
+describe('finding 1: an inbound e-mail sender is verified only when the message is authenticated for the From domain', () => {
+  const TRUSTED = 'mx.chorus.test'
+  let mail: Harness
+  let dns: Awaited<ReturnType<typeof startDnsServer>>
+  let shop: WorkspaceFixture
+  let token: string
+  let key: string
+  const customer = 'v@x.test'
+  const signer = (domain: string) => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 }) // its TXT record fits one 255-byte DNS string
+    const txt = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`
+    dns.records.TXT.set(`s1._domainkey.${domain}`, [txt])
+    return async (message: string) => (await dkimSign(message, { signatureData: [{ signingDomain: domain, selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }] } as never)).signatures + message
+  }
+  let signX: (message: string) => Promise<string>
+  let signAttacker: (message: string) => Promise<string>
+  const message = (from: string, subject: string, extra = '') =>
+    `${extra}From: Vera <${from}>\r\nTo: ${token}@in.chorus.test\r\nSubject: ${subject}\r\nMessage-ID: <${crypto.randomUUID()}@x.test>\r\nDate: Sat, 28 Nov 2026 05:00:00 +0000\r\n\r\nPlease add a dark mode.\r\n`
+  const deliver = async (raw: string) => {
+    const response = await mail.app.handle(new Request(`${BASE}/api/v1/inbound/email/${token}`, { method: 'POST', headers: { 'content-type': 'message/rfc822' }, body: raw }))
+    expect(response.status).toBe(200)
+    return (await response.json()) as { outcome: string; post_id: string | null; comment_id: string | null }
+  }
+  const postAuthor = async (postId: string) => {
+    const response = await mail.client({ authorization: `Bearer ${key}` }).get(`/api/v1/posts/${postId}`)
+    expect(response.status).toBe(200)
+    return { verified: response.body.verified as boolean, endUserId: response.body.author.id as string, email: response.body.author.email as string | null }
+  }
+  let confirmedId: string
+
+  beforeAll(async () => {
+    dns = await startDnsServer()
+    mail = await startHarness({ DNS_RESOLVER: dns.address, INBOUND_EMAIL_DOMAIN: 'in.chorus.test', INBOUND_TRUSTED_AUTHSERV_IDS: `${TRUSTED}, other.example` })
+    shop = await workspaceFixture(mail)
+    await boardFixture(mail, shop.id, 'ideas')
+    token = (await shop.owner.get(`/api/v1/workspaces/${shop.slug}`)).body.email_intake_token
+    key = await shop.key()
+    const [row] = await mail.db.insert(endUsers).values({ id: `eu_confirmed${Date.now()}`, workspaceId: shop.id, email: customer, verifiedAt: new Date() }).returning()
+    confirmedId = row!.id
+    signX = signer('x.test')
+    signAttacker = signer('attacker.test')
+  }, 60_000)
+  afterAll(async () => {
+    await mail.close()
+    dns.close()
+  })
+
+  test('a forged From of a confirmed customer: posted as an unverified identity of its own, the customer untouched', async () => {
+    const result = await deliver(message(customer, 'Forged'))
+    expect(result.outcome).toBe('post')
+    const author = await postAuthor(result.post_id!)
+    expect(author.verified).toBe(false)
+    expect(author.endUserId).not.toBe(confirmedId)
+    expect(author.email).toBeNull()
+    const [standIn] = await mail.db.select().from(endUsers).where(eq(endUsers.id, author.endUserId))
+    expect(standIn).toMatchObject({ email: null, name: 'Vera', verifiedAt: null })
+  })
+
+  test('signed by another domain (valid, not aligned), or with a forged trusted-looking header below an untrusted one: still unverified', async () => {
+    expect((await postAuthor((await deliver(await signAttacker(message(customer, 'Signed elsewhere')))).post_id!)).verified).toBe(false)
+    const untrusted = `Authentication-Results: mx.attacker.test; dmarc=pass header.from=x.test\r\n`
+    expect((await postAuthor((await deliver(message(customer, 'Untrusted results', untrusted))).post_id!)).verified).toBe(false)
+    // A body changed after signing breaks the signature.
+    const tampered = (await signX(message(customer, 'Tampered'))).replace('dark mode', 'light mode')
+    expect((await postAuthor((await deliver(tampered)).post_id!)).verified).toBe(false)
+  })
+
+  test('an aligned DKIM signature that verifies: the confirmed customer, verified', async () => {
+    const author = await postAuthor((await deliver(await signX(message(customer, 'Signed')))).post_id!)
+    expect(author).toMatchObject({ verified: true, endUserId: confirmedId })
+  })
+
+  test('Authentication-Results of a trusted receiving server (dmarc or aligned dkim pass): verified', async () => {
+    for (const header of [`Authentication-Results: ${TRUSTED}; spf=fail; dmarc=pass (p=none) header.from=x.test\r\n`, `Authentication-Results: other.example 1; dkim=pass header.d=x.test header.s=s1\r\n`]) {
+      expect(await postAuthor((await deliver(message(customer, 'Relayed', header))).post_id!)).toMatchObject({ verified: true, endUserId: confirmedId })
+    }
+    // The trusted server's verdict about another domain proves nothing for this one.
+    const other = `Authentication-Results: ${TRUSTED}; dkim=pass header.d=attacker.test\r\n`
+    expect((await postAuthor((await deliver(message(customer, 'Other domain', other))).post_id!)).verified).toBe(false)
+  })
+
+  test('a new address authenticated by DKIM starts verified', async () => {
+    const author = await postAuthor((await deliver(await signX(message('new@x.test', 'First mail')))).post_id!)
+    expect(author).toMatchObject({ verified: true, email: 'new@x.test' })
+  })
+
+  test('a reply threaded onto an existing post follows the same rule', async () => {
+    const first = message(customer, 'Thread start')
+    const started = await deliver(await signX(first))
+    const messageId = /Message-ID: (<[^>]+>)/.exec(first)![1]!
+    const reply = (await deliver(message(customer, 'Re: Thread start', `In-Reply-To: ${messageId}\r\n`)))
+    expect(reply).toMatchObject({ outcome: 'comment', post_id: started.post_id })
+    const [comment] = await mail.db.select().from(comments).where(eq(comments.id, reply.comment_id!))
+    expect(comment!.authorEndUserId).not.toBe(confirmedId)
+    const [author] = await mail.db.select().from(endUsers).where(eq(endUsers.id, comment!.authorEndUserId!))
+    expect(author!.verifiedAt).toBeNull()
+    const signedReply = await deliver(await signX(message(customer, 'Re: Thread start', `In-Reply-To: ${messageId}\r\n`)))
+    const [signedComment] = await mail.db.select().from(comments).where(eq(comments.id, signedReply.comment_id!))
+    expect(signedComment!.authorEndUserId).toBe(confirmedId)
   })
 })
