@@ -3480,6 +3480,27 @@ export interface components {
             role: "admin" | "member";
         };
         /**
+         * @description Not a JSON-RPC message or batch (code -32600)
+         * @example {
+         *       "error": {
+         *         "code": -32600,
+         *         "message": "Invalid Request: send a JSON-RPC message or batch"
+         *       },
+         *       "id": null,
+         *       "jsonrpc": "2.0"
+         *     }
+         */
+        JsonRpcInvalidRequest: {
+            error: {
+                /** @example -32600 */
+                code: number;
+                message: string;
+            };
+            id: null;
+            /** @constant */
+            jsonrpc: "2.0";
+        };
+        /**
          * @description JsonRpcResponse: the MCP answer (`result` or `error`); requests that are only notifications get 202 without a body
          * @example {
          *       "id": 1,
@@ -7826,6 +7847,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JsonRpcResponse"];
+                };
+            };
+            /** @description Not a JSON-RPC message or batch (code -32600) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcInvalidRequest"];
                 };
             };
             /** @description Internal error (no stack trace or SQL in the body) */

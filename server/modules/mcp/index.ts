@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { bearerAccess, readApiKey, SCOPES, type BearerResolved } from '../../plugins/auth.ts'
-import { JsonRpcResponse, ProtectedResource } from './model.ts'
+import { JsonRpcInvalidRequest, JsonRpcResponse, ProtectedResource } from './model.ts'
 import type { Tool } from './tools.ts'
 
 /**
@@ -133,16 +133,10 @@ export const mcpModule = (ctx: AppContext) => {
         await server.close()
       }
     }, {
-      response: { 200: JsonRpcResponse },
+      response: { 200: JsonRpcResponse, 400: JsonRpcInvalidRequest },
       detail: {
         operationId: 'mcp', tags, summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
         security: [{ bearerAuth: [] }],
-        responses: {
-          400: {
-            description: 'A body that is not a JSON-RPC message or batch: a JSON-RPC error object (code -32600), as MCP clients expect',
-            content: { 'application/json': { schema: { type: 'object', required: ['jsonrpc', 'error', 'id'], properties: { jsonrpc: { type: 'string', enum: ['2.0'] }, error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' } } }, id: { description: 'null: the message could not be read' } } } } },
-          },
-        },
         description: 'JSON-RPC messages of the Model Context Protocol. Authenticate with `Authorization: Bearer` and an API key or an OAuth access token; without one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`. Tools: `list_boards`, `search_posts`, `get_post`, `create_post`, `update_post`, `comment_on_post`, `vote_on_post`, `merge_posts`; each needs the scope of its REST twin, and calling one without it is 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. Errors inside a tool (not found, validation) are tool results with `isError: true` and the error body as text.',
       },
     })
