@@ -48,7 +48,7 @@ import { webhooksModule } from './modules/webhooks/index.ts'
 import { workspacesModule } from './modules/workspaces/index.ts'
 import { publicCors } from './plugins/cors.ts'
 import { errorHandler } from './plugins/errors.ts'
-import { bindRouteTable, requestPlugin, unversionedPaths, UPLOAD_BODY_LIMIT } from './plugins/request.ts'
+import { BODY_BACKSTOP, bindRouteTable, requestPlugin, unversionedPaths } from './plugins/request.ts'
 
 /**
  * The one route table, mounted at `/api/v1`; `unversionedPaths` serves it at `/api` too
@@ -106,7 +106,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
   registerStringFormats()
   const ctx = await createContext(config, database, overrides)
   let self: AnyElysia | undefined
-  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: UPLOAD_BODY_LIMIT } })
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: BODY_BACKSTOP } })
     // Errors first, so every module's failures render in the common error body (docs/api.md#errors).
     .use(errorHandler(ctx))
     // First of the request hooks: a request to `/api/<path>` runs them all again at `/api/v1/<path>`.

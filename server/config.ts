@@ -68,6 +68,11 @@ export interface Config {
   secureCookies: boolean
   /** Intake addresses are `{token}@` this domain; notification Message-IDs use it too. */
   inboundEmailDomain: string
+  /**
+   * authserv-ids (RFC 8601) of the receiving mail servers whose `Authentication-Results` header an
+   * inbound e-mail's sender may be verified by; empty: only the message's own DKIM signatures count.
+   */
+  inboundTrustedAuthservIds: string[]
   /** Server processes on PostgreSQL; 0 (the default) means one per core the container may use. The embedded database always runs one. */
   webConcurrency: number
   /** How long start-up waits for an unreachable PostgreSQL before it gives up with one line (exit 78). */
@@ -239,6 +244,7 @@ export function getConfig(env: Env): Config {
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 600, 1, 1_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
     inboundEmailDomain: inboundDomain(env, base.hostname),
+    inboundTrustedAuthservIds: list(env, 'INBOUND_TRUSTED_AUTHSERV_IDS').map((id) => id.toLowerCase()),
     oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),
     webConcurrency: integer(env, 'WEB_CONCURRENCY', 0, 0, 1024),
     databaseWaitSeconds: integer(env, 'DATABASE_WAIT_SECONDS', 30, 0, 3600),

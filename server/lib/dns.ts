@@ -53,3 +53,16 @@ export function createDns(server: string | undefined, timeoutMs = 3000): Dns {
     cname: (name) => ask((resolver) => orEmpty(resolver.resolveCname(name))),
   }
 }
+
+/**
+ * A `dns.resolve`-shaped lookup through DNS_RESOLVER (or the system's servers), for libraries that take
+ * one (mailauth's DKIM and DMARC checks). A fresh resolver per question, as for records above; "no such
+ * record" errors are thrown as node reports them, which those libraries expect.
+ */
+export function createRecordResolver(server: string | undefined, timeoutMs = 3000) {
+  return (name: string, type: string): Promise<string[] | string[][]> => {
+    const resolver = new Resolver({ timeout: timeoutMs, tries: 2 })
+    if (server) resolver.setServers([server])
+    return resolver.resolve(name, type) as Promise<string[] | string[][]>
+  }
+}

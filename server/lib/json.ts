@@ -77,7 +77,7 @@ export function findTextProblem(value: unknown, loc: (string | number)[]): { loc
  * A JSON request body: strict UTF-8 (invalid bytes are 422, never silently U+FFFD), JSON_LIMITS,
  * then JSON.parse, then no NUL or lone surrogate in any string. Malformed JSON is 400.
  */
-export function parseJsonBody(bytes: ArrayBuffer): unknown {
+export function parseJsonBody(bytes: ArrayBuffer | Uint8Array): unknown {
   let text: string
   try {
     text = fatalUtf8.decode(bytes)

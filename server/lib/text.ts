@@ -19,3 +19,12 @@ const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g
 export const stripBidiControls = (value: string) => value.replace(BIDI_CONTROLS, '')
 
 export const TITLE_TEXT_RULE = 'Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed.'
+
+/** One `application/x-www-form-urlencoded` value decoded (`+` is a space); undefined when its percent-encoding is malformed. */
+export function formDecode(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '))
+  } catch {
+    return undefined
+  }
+}

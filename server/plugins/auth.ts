@@ -175,6 +175,8 @@ export const bearerAccess = perApp((ctx: AppContext) => {
       if (gate === 'none' || (gate === 'read' && write)) {
         throw new ApiError('SUBSCRIPTION_INACTIVE', gate === 'none' ? 'The workspace subscription is not active' : 'The subscription is past due beyond the grace period: API writes are disabled, reads still work')
       }
+      // An access token acts for its user: a route that needs a role needs it of that user now, as their session would.
+      if (oauth && RANK[caller.role] < RANK[access.role ?? 'member']) throw new ApiError('FORBIDDEN', `This needs the ${access.role} role, which the user who granted this access token no longer has`)
       if (!caller.scopes.includes(access.scope)) {
         // The challenge lets an OAuth client ask the user for the missing scope (step-up).
         throw new ApiError('INSUFFICIENT_SCOPE', `This ${oauth ? 'access token' : 'API key'} lacks the ${access.scope} scope`, { required_scope: access.scope },

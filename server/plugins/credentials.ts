@@ -1,7 +1,7 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import { perApp, type AppContext } from '../context.ts'
 import { compiled } from '../db/compiled.ts'
-import { apiKeys, members, oauthClients, oauthGrants, oauthTokens, sessions, users, workspaces } from '../db/schema/index.ts'
+import { apiKeys, members, oauthClients, oauthGrants, oauthTokens, sessions, users, workspaces, type Role } from '../db/schema/index.ts'
 import { ApiError } from '../errors.ts'
 import { cookieValue } from '../lib/http-headers.ts'
 import { sha256Hex, timingSafeEqual } from '../lib/secrets.ts'
@@ -15,6 +15,20 @@ export const SCOPES = [
   'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write', 'companies:read', 'companies:write',
 ] as const
 export type Scope = (typeof SCOPES)[number]
+
+/**
+ * The scopes a member role may exercise at all: an OAuth grant acts with the intersection of what was
+ * granted and this, read at every request, so a demotion narrows every grant of the user at once.
+ * Webhooks are admin-only on every surface (their routes need the admin role).
+ */
+const ADMIN_ONLY_SCOPES = new Set<Scope>(['webhooks:read', 'webhooks:write'])
+export const scopesOfRole = (role: Role): Scope[] => (role === 'member' ? SCOPES.filter((scope) => !ADMIN_ONLY_SCOPES.has(scope)) : [...SCOPES])
+
+/** A grant's effective scopes: granted and still allowed by the user's current role (granted order kept). */
+export const effectiveScopes = (granted: string[], role: Role) => {
+  const allowed = new Set<string>(scopesOfRole(role))
+  return granted.filter((scope) => allowed.has(scope))
+}
 
 /** A `...:read` scope opens only routes that change nothing (GET). */
 export const isReadScope = (scope: Scope | undefined) => scope?.endsWith(':read') ?? false
@@ -50,9 +64,12 @@ export interface OAuthCaller {
   familyId: string
   clientId: string
   clientName: string
+  /** Granted scopes narrowed to the user's current role (`effectiveScopes`). */
   scopes: string[]
   workspaceId: string
   user: SessionUser
+  /** The user's current role in the workspace: routes that need a role check it as for their session. */
+  role: Role
 }
 
 export type Caller = SessionCaller | KeyCaller | OAuthCaller
@@ -97,9 +114,10 @@ const keyLookup = compiled('auth_api_key', (db) => db
   .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt))))
 
 // A token works while it is unexpired and unrevoked, its family is not revoked, and its user is still
-// an active member of the workspace (removing someone stops the apps they connected).
+// an active member of the workspace (removing someone stops the apps they connected); the member's
+// current role narrows the granted scopes.
 const oauthLookup = compiled('auth_oauth_token', (db) => db
-  .select({ token: oauthTokens, grant: oauthGrants, clientName: oauthClients.name, workspace: workspaces, user: users })
+  .select({ token: oauthTokens, grant: oauthGrants, clientName: oauthClients.name, workspace: workspaces, user: users, role: members.role })
   .from(oauthTokens)
   .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.familyId))
   .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
@@ -155,7 +173,7 @@ export function credentialResolvers(ctx: AppContext) {
       }
       const caller: OAuthCaller = {
         kind: 'oauth', familyId: row.grant.id, clientId: row.grant.clientId, clientName: row.clientName,
-        scopes: row.grant.scopes, workspaceId: row.workspace.id, user: row.user,
+        scopes: effectiveScopes(row.grant.scopes, row.role), workspaceId: row.workspace.id, user: row.user, role: row.role,
       }
       return { caller, workspace: row.workspace }
     },

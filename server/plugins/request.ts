@@ -4,8 +4,10 @@ import { perApp, type AppContext } from '../context.ts'
 import { ApiError, invalid } from '../errors.ts'
 import { carriesCredentialHeader, carriesSessionCookie, setSecurityHeaders } from '../lib/http-headers.ts'
 import { newId } from '../lib/ids.ts'
+import { readBodyCapped } from '../lib/body.ts'
 import { parseJsonBody } from '../lib/json.ts'
-import { textProblem } from '../lib/text.ts'
+import { formDecode, textProblem } from '../lib/text.ts'
+import { carriesKey } from './credentials.ts'
 import { enforceRateLimit } from './rate-limit.ts'
 
 export const JSON_BODY_LIMIT = 1024 * 1024
@@ -13,6 +15,13 @@ export const JSON_BODY_LIMIT = 1024 * 1024
 export const UPLOAD_BODY_LIMIT = 2 * 1024 * 1024 + 64 * 1024
 /** A raw inbound e-mail (`message/rfc822`); attachments are not kept, so larger mail is refused. */
 export const INBOUND_EMAIL_LIMIT = 2 * 1024 * 1024
+/**
+ * Bun's own cap (`maxRequestBodySize`), far above every route's limit: Bun answers a body over it with
+ * a bare 413 before any hook runs, so the limits above are enforced here, in the error shape with the
+ * request id (by Content-Length before the body is read; chunked bodies by the capped readers). Only a
+ * body streamed past this without a Content-Length still meets Bun's bare refusal.
+ */
+export const BODY_BACKSTOP = 16 * 1024 * 1024
 
 const started = new WeakMap<Request, { id: string; at: number; ip: string }>()
 
@@ -73,21 +82,13 @@ function checkUrlText(url: string) {
   for (const pair of url.slice(queryStart + 1).split('&')) {
     const [name = '', value = ''] = pair.split('=', 2)
     const problem = decodedProblem(name) ?? decodedProblem(value)
-    if (problem) throw invalid(['query', safeDecode(name) ?? 'query'], problem, 'value_error.text')
-  }
-}
-
-const safeDecode = (raw: string) => {
-  try {
-    return decodeURIComponent(raw.replaceAll('+', ' '))
-  } catch {
-    return undefined
+    if (problem) throw invalid(['query', formDecode(name) ?? 'query'], problem, 'value_error.text')
   }
 }
 
 function decodedProblem(raw: string) {
   if (!raw.includes('%')) return undefined
-  const decoded = safeDecode(raw)
+  const decoded = formDecode(raw)
   return decoded === undefined ? 'The value is not valid percent-encoded UTF-8' : textProblem(decoded)
 }
 
@@ -165,7 +166,8 @@ async function parseBody(ctx: AppContext, request: Request, contentType: string)
   if (!isJson(contentType.trim().toLowerCase())) {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `This route takes application/json${contentType ? `, not ${contentType}` : ': send a Content-Type header'}`)
   }
-  return parseJsonBody(await request.arrayBuffer())
+  // A declared length was checked in onRequest; a chunked body declares none, so it is read with the cap.
+  return parseJsonBody(request.headers.has('content-length') ? await request.arrayBuffer() : await readBodyCapped(request, JSON_BODY_LIMIT))
 }
 
 /**
@@ -202,8 +204,10 @@ export const requestPlugin = perApp((ctx: AppContext) => {
       if (UNSAFE.has(request.method)) {
         const session = carriesSessionCookie(request.headers)
         // SameSite=Lax already blocks most cross-site cookie writes; the origin check closes the rest
-        // (same-site subdomains, older browsers). Requests carrying a key are key requests and carry no ambient authority.
-        if (session && !carriesCredentialHeader(request.headers) && !sameOrigin(request, allowedOrigins)) {
+        // (same-site subdomains, older browsers). It is skipped only when the credential that will be
+        // used is not the cookie: a key request (the header the auth plugin reads, `carriesKey`) carries
+        // no ambient authority, but any other Authorization scheme (Basic...) leaves the cookie in charge.
+        if (session && !carriesKey(request.headers) && !sameOrigin(request, allowedOrigins)) {
           throw new ApiError('CSRF_REJECTED', 'Cookie-authenticated writes must come from the dashboard origin (Origin, Sec-Fetch-Site or Referer)')
         }
         // Before the body is read, a flood of anonymous writes costs a counter each, not a parse: a
@@ -216,14 +220,15 @@ export const requestPlugin = perApp((ctx: AppContext) => {
     .derive({ as: 'global' }, ({ request }) => ({ requestId: requestIdOf(request), clientIp: started.get(request)?.ip ?? 'unknown' }))
   // The access log is a hook on every request; it is only registered when info lines are wanted.
   if (ctx.config.logLevel !== 'debug' && ctx.config.logLevel !== 'info') return plugin
-  return plugin.onAfterResponse({ as: 'global' }, ({ request, set }) => {
+  return plugin.onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
     const entry = started.get(request)
     ctx.log.info('request', {
       request_id: entry?.id,
       method: request.method,
       // The query string can hold tokens (magic links); only the path is logged.
       path: readdressed.get(request)?.path ?? pathOf(request.url),
-      status: typeof set.status === 'number' ? set.status : 200,
+      // A handler may answer with a Response of its own (the OAuth endpoints do): its status is the real one.
+      status: responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200,
       duration_ms: entry ? Math.round((performance.now() - entry.at) * 10) / 10 : undefined,
     })
   })

@@ -8,7 +8,7 @@ import { apiKeys, comments, labels, statuses } from '../../server/db/schema/inde
 import { eq } from 'drizzle-orm'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
-import { documentedMediaTypes, requestFor, responseValidators, type OpenApiDocument, type Operation } from '../helpers/openapi-fuzz.ts'
+import { documentedMediaTypes, requestFor, responseValidators, strayAuthorization, type OpenApiDocument, type Operation } from '../helpers/openapi-fuzz.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 17)
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10)
@@ -59,6 +59,37 @@ function operations() {
 /** A stable per-operation seed, so one operation's failure reproduces without the others. */
 const seedOf = (name: string) => [...name].reduce((hash, char) => (Math.imul(hash, 31) + char.charCodeAt(0)) | 0, SEED)
 
+/**
+ * Without credentials (no key, no cookie; sometimes a stray or malformed `Authorization` header), on
+ * every operation, the OAuth protocol endpoints and `/.well-known/*` included: never a 5xx, and every
+ * JSON refusal in the error shape with the request id.
+ */
+async function fuzzAnonymous() {
+  const failures: string[] = []
+  let requests = 0
+  const anonymous = h.client()
+  for (const { path, method, operation } of operations()) {
+    const arbitrary = requestFor(path, method, operation, document, { known, avoidKnown: true, headers: {}, authorization: strayAuthorization })
+    const result = await fc.check(
+      fc.asyncProperty(arbitrary, async (request) => {
+        requests++
+        const response = await anonymous.call(request.method, request.path, { raw: request.body, headers: request.headers, anonymous: true })
+        if (response.status >= 500) throw new Error(`${response.status}: ${JSON.stringify(response.body).slice(0, 300)}`)
+        const json = response.headers.get('content-type')?.startsWith('application/json')
+        if (response.status >= 400 && json && (typeof response.body?.code !== 'string' || response.body.request_id !== response.headers.get('x-request-id'))) {
+          throw new Error(`${response.status} without the error shape: ${JSON.stringify(response.body).slice(0, 300)}`)
+        }
+      }),
+      { seed: seedOf(`anonymous ${operation.operationId}`), numRuns: RUNS, endOnFailure: true },
+    )
+    if (result.failed) {
+      const request = result.counterexample?.[0]
+      failures.push(`anonymous ${operation.operationId} (seed ${result.seed}): ${request?.method} ${request?.path?.slice(0, 200)} ${JSON.stringify(request?.headers)} ${typeof request?.body === 'string' ? request.body.slice(0, 200) : ''}\n  ${String((result.errorInstance as Error)?.message ?? result.errorInstance)}`)
+    }
+  }
+  return { failures, requests }
+}
+
 async function fuzz(mode: 'key' | 'session') {
   const validator = responseValidators(document)
   const failures: string[] = []
@@ -96,6 +127,14 @@ async function fuzz(mode: 'key' | 'session') {
 describe('security', () => {
   test('every operation with an API key: no 5xx, every response as documented', async () => {
     const { failures, requests } = await fuzz('key')
+    expect(requests).toBeGreaterThan(operations().length * RUNS * 0.9)
+    expect(failures).toEqual([])
+  }, 120_000)
+
+  test('every operation without credentials (the OAuth endpoints and /.well-known included): no 5xx, refusals in the error shape', async () => {
+    const covered = operations().map(({ path }) => path)
+    expect(covered).toEqual(expect.arrayContaining(['/oauth/token', '/oauth/revoke', '/oauth/register', '/oauth/authorize', '/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource']))
+    const { failures, requests } = await fuzzAnonymous()
     expect(requests).toBeGreaterThan(operations().length * RUNS * 0.9)
     expect(failures).toEqual([])
   }, 120_000)

@@ -35,7 +35,7 @@ async function deliver(token: string, message: string, contentType = 'message/rf
 const postsOf = (workspaceId: string) => h.db.select().from(posts).where(eq(posts.workspaceId, workspaceId))
 
 beforeAll(async () => {
-  h = await startHarness({ INBOUND_EMAIL_DOMAIN: DOMAIN })
+  h = await startHarness({ INBOUND_EMAIL_DOMAIN: DOMAIN, INBOUND_TRUSTED_AUTHSERV_IDS: 'mx.chorus.test' })
   ws = await workspaceFixture(h)
   other = await workspaceFixture(h)
   await boardFixture(h, ws.id, 'internal', true)
@@ -136,7 +136,8 @@ describe('happy', () => {
       expect(mail.raw).toMatch(new RegExp(`^Reply-To: ${token}@${DOMAIN.replace(/\./g, '\\.')}`, 'm'))
       expect(mail.raw).toMatch(/^Auto-Submitted: auto-generated/m)
 
-      const fromOwner = fixture('quoted-reply', { IN_REPLY_TO: messageId! }).replace('From: Ada Lovelace <ada@example.com>', `From: Owner <${ownerEmail}>`)
+      // The receiving server vouches for the sender (docs/security.md); an unauthenticated reply would be an end user's.
+      const fromOwner = `Authentication-Results: mx.chorus.test; dmarc=pass header.from=example.com\r\n${fixture('quoted-reply', { IN_REPLY_TO: messageId! }).replace('From: Ada Lovelace <ada@example.com>', `From: Owner <${ownerEmail}>`)}`
       const reply = await deliver(token, fromOwner)
       expect(reply.body).toMatchObject({ outcome: 'comment', post_id: created.body.id })
       const comment = await api.get(`/api/v1/comments/${reply.body.comment_id}`)

@@ -5,9 +5,11 @@ import addFormats from 'ajv-formats'
 import fc from 'fast-check'
 
 type Schema = Record<string, any>
-export type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } }
+export type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> }; servers?: { url: string }[] }
 export interface Operation {
   operationId: string
+  /** Set on operations outside the API's base path (the OAuth protocol endpoints and metadata live at the root). */
+  servers?: { url: string }[]
   parameters?: { name: string; in: 'path' | 'query' | 'header' | 'cookie'; required?: boolean; schema: Schema }[]
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> }
   responses: Record<string, { content?: Record<string, { schema: Schema }> }>
@@ -131,7 +133,19 @@ export interface RequestContext {
   /** Path parameter names for which real values must not be used on this operation (destructive ones). */
   avoidKnown: boolean
   headers: Record<string, string>
+  /** An `Authorization` header to send (the credential-less mode fuzzes it), or none. */
+  authorization?: fc.Arbitrary<string | undefined>
 }
+
+/** `Authorization` values a client without credentials might send: Basic with malformed base64 or percent-encoding, other schemes, junk. */
+export const strayAuthorization: fc.Arbitrary<string | undefined> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom('%E0%A4%A', '%', '%ZZ', 'a%', '%ED%A0%80', 'oac_x', '', ':'), fc.constantFrom('%', 's%E0%A4%A', 'secret', '', '%00'))
+    .map(([id, secret]) => `Basic ${btoa(`${id}:${secret}`)}`) },
+  { weight: 1, arbitrary: fc.constantFrom('Basic', 'Basic !!!', 'Basic ' + btoa('no-colon'), 'Bearer', 'Bearer chorus_at_x', 'Bearer chorus_sk_x', 'Digest x', 'x'.repeat(3000)) },
+)
+
+const formValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '')
 
 /** An arbitrary request for one operation of the document. */
 export function requestFor(path: string, method: string, operation: Operation, document: OpenApiDocument, context: RequestContext): fc.Arbitrary<FuzzRequest> {
@@ -147,12 +161,21 @@ export function requestFor(path: string, method: string, operation: Operation, d
     return known.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 2, arbitrary: segment }) : segment
   }
   const bodySchema = operation.requestBody?.content['application/json']?.schema
+  const formSchema = !bodySchema && operation.requestBody?.content['application/x-www-form-urlencoded']?.schema
   const textBody = !bodySchema && operation.requestBody?.content['text/plain']
   const body: fc.Arbitrary<[string, BodyInit] | undefined> = bodySchema
     ? fc.oneof(
         { weight: 8, arbitrary: mutated(inline(bodySchema, document)).map((value): [string, BodyInit] => ['application/json', JSON.stringify(value) ?? 'null']) },
         { weight: 1, arbitrary: rawBodies },
       )
+    : formSchema
+      ? fc.oneof(
+          // Each field mostly valid, sometimes nasty, stringified as a form field; malformed percent-encoding as is.
+          { weight: 8, arbitrary: mutated(inline(formSchema, document)).map((value): [string, BodyInit] => ['application/x-www-form-urlencoded', value && typeof value === 'object' && !Array.isArray(value)
+            ? new URLSearchParams(Object.entries(value).map(([name, field]) => [name, formValue(field)])).toString() : formValue(value)]) },
+          { weight: 1, arbitrary: fc.constantFrom<[string, BodyInit]>(['application/x-www-form-urlencoded', 'grant_type=%E0%A4%A&client_id=%'], ['application/x-www-form-urlencoded', 'a=1&a=2&grant_type=refresh_token&grant_type=x']) },
+          { weight: 1, arbitrary: rawBodies },
+        )
     : textBody
       ? fc.string().map((text): [string, BodyInit] => ['text/plain', text])
       : fc.constant(undefined)
@@ -162,15 +185,18 @@ export function requestFor(path: string, method: string, operation: Operation, d
       query: fc.tuple(...queryParams.map((p) => fc.option(mutated(inline(p.schema, document)), { nil: undefined, freq: 2 }))),
       header: fc.tuple(...headerParams.map((p) => fc.option(fc.oneof(fc.constantFrom(...(context.known[p.name.replaceAll('-', '_')] ?? ['x'])), fc.stringMatching(/^[a-z0-9-]{0,20}$/)), { nil: undefined, freq: 4 }))),
       body,
+      authorization: context.authorization ?? fc.constant(undefined),
     })
-    .map(({ path: pathValues, query, header, body: chosen }) => {
-      let url = `/api/v1${path}`
+    .map(({ path: pathValues, query, header, body: chosen, authorization }) => {
+      const base = (operation.servers?.[0]?.url ?? document.servers?.[0]?.url ?? '/api/v1').replace(/\/$/, '')
+      let url = `${base}${path}`
       pathParams.forEach((p, i) => (url = url.replace(`{${p.name}}`, encode(pathValues[i]))))
       const search = queryParams.flatMap((p, i) => (query[i] === undefined ? [] : Array.isArray(query[i]) && (query[i] as unknown[]).length ? (query[i] as unknown[]).map((item) => `${p.name}=${encode(item)}`) : [`${p.name}=${encode(query[i])}`]))
       if (search.length) url += `?${search.join('&')}`
       const headers: Record<string, string> = { ...context.headers }
       headerParams.forEach((p, i) => header[i] !== undefined && (headers[p.name] = header[i]!))
       if (chosen) headers['content-type'] = chosen[0]
+      if (authorization !== undefined) headers.authorization = authorization
       return { method: method.toUpperCase(), path: url, headers, body: chosen?.[1] }
     })
 }

@@ -521,8 +521,8 @@ export interface paths {
          * Receive an e-mail sent to a workspace intake address
          * @description Takes one raw RFC 822 message (`Content-Type: message/rfc822`, at most 2097152 bytes, else 413), as an inbound-mail provider or an MTA pipe delivers it to `{token}@{INBOUND_EMAIL_DOMAIN}`. No credential: the unguessable token in the path is the credential, and an unknown or rotated token is 404.
          *
-         *     * A reply to one of our notification e-mails (its In-Reply-To or References name the notification's Message-ID, or a message received here earlier) becomes a comment on that post, without the quoted text; the member the notification went to comments as themselves, anyone else as an end user.
-         *     * Any other message becomes a post on the default board (`settings.default_board`, else the oldest public board): subject = title, text (or the HTML as text) = body, the From address = the end user (created on first mail). The From address is taken as given (not verified by SPF/DKIM/DMARC), like an anonymous widget visitor's e-mail.
+         *     * A reply to one of our notification e-mails (its In-Reply-To or References name the notification's Message-ID, or a message received here earlier) becomes a comment on that post, without the quoted text; the member the notification went to comments as themselves when the reply is authenticated (as below), anyone else as an end user.
+         *     * Any other message becomes a post on the default board (`settings.default_board`, else the oldest public board): subject = title, text (or the HTML as text) = body, the From address = the end user (created on first mail). The sender is verified only when the message is authenticated for the From domain: an aligned DKIM signature that verifies, or `dmarc=pass` / aligned `dkim=pass` in the `Authentication-Results` of a server listed in INBOUND_TRUSTED_AUTHSERV_IDS. Otherwise it writes as an unverified identity, like an anonymous widget write; a confirmed address never lends its `verified` to an unauthenticated message (it gets an unverified identity of its own). Replies follow the same rule (docs/security.md).
          *     * Automatic mail is answered 200 with `outcome: dropped` and a reason, never posted: `Auto-Submitted` other than `no` and `X-Auto-Response-Suppress` (RFC 3834 auto-replies, Outlook and Gmail vacation replies), `Precedence: bulk/junk/list` and `List-*` headers (mailing lists), delivery reports (`multipart/report`, `Return-Path: <>`, MAILER-DAEMON), and mail carrying our own Message-ID domain.
          *     * A Message-ID already received is answered `outcome: duplicate` and changes nothing. Attachments are not kept.
          *     * Limited per sender address and workspace (RATE_LIMIT_PER_IP a minute, 429).
@@ -4347,6 +4347,27 @@ export interface components {
             email: string;
             /** @enum {string} */
             role: "admin" | "member";
+        };
+        /**
+         * @description Not a JSON-RPC message or batch (code -32600)
+         * @example {
+         *       "error": {
+         *         "code": -32600,
+         *         "message": "Invalid Request: send a JSON-RPC message or batch"
+         *       },
+         *       "id": null,
+         *       "jsonrpc": "2.0"
+         *     }
+         */
+        JsonRpcInvalidRequest: {
+            error: {
+                /** @example -32600 */
+                code: number;
+                message: string;
+            };
+            id: null;
+            /** @constant */
+            jsonrpc: "2.0";
         };
         /**
          * @description JsonRpcResponse: the MCP answer (`result` or `error`); requests that are only notifications get 202 without a body
@@ -9156,6 +9177,15 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                 };
             };
+            /** @description Not a JSON-RPC message or batch (code -32600) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcInvalidRequest"];
+                };
+            };
             /** @description Internal error (no stack trace or SQL in the body) */
             500: {
                 headers: {
@@ -9201,12 +9231,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An HTML error page: unknown client or unregistered redirect URI */
+            /** @description An HTML error page: unknown client or unregistered redirect URI (never redirected) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description Internal error (no stack trace or SQL in the body) */
             500: {

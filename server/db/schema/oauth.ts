@@ -59,7 +59,7 @@ export const oauthGrants = pgTable('oauth_grants', {
   createdAt: createdAt(),
   lastUsedAt: at('last_used_at'),
   revokedAt: at('revoked_at'),
-  revokedReason: text('revoked_reason', { enum: ['user', 'revocation_endpoint', 'refresh_reuse', 'code_replay'] }),
+  revokedReason: text('revoked_reason', { enum: ['user', 'revocation_endpoint', 'refresh_reuse', 'code_replay', 'member_removed'] }),
 }, (table) => [index('oauth_grants_workspace_idx').on(table.workspaceId), index('oauth_grants_user_idx').on(table.userId)])
 
 /** Every access and refresh token ever issued, by SHA-256; a refresh token is marked when rotated out. */

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import { boards, endUsers, inboundEmails, members, notificationEvents, posts, users, workspaces } from '../../db/schema/index.ts'
 import { ApiError, conflict, notFound } from '../../errors.ts'
+import { newId } from '../../lib/ids.ts'
 import { sha256Hex } from '../../lib/secrets.ts'
 import { dashboardAccess } from '../../lib/subscription.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
@@ -12,6 +13,7 @@ import { createComment } from '../comments/service.ts'
 import { endUserByEmail, type FeedbackCaller } from '../feedback/actor.ts'
 import { createPost } from '../posts/service.ts'
 import { notificationIdOf } from './addresses.ts'
+import { senderProof } from './authenticity.ts'
 import { dropReason, referencedIds, stripQuotedReply, textOf, type DropReason } from './classify.ts'
 
 export interface InboundResult {
@@ -88,10 +90,21 @@ async function replyingMember(db: Db, workspaceId: string, userId: string | null
   return row?.user ?? null
 }
 
-/** The sender as an end user of the workspace (created on first mail), named after the From display name if it has none. */
-async function senderEndUser(db: Db, workspaceId: string, from: Mailbox) {
-  const endUser = await endUserByEmail(db, workspaceId, from.address)
+/**
+ * The sender as an end user of the workspace (created on first mail), named after the From display
+ * name if it has none. A message authenticated for its From domain (`proven`) vouches for the address:
+ * its identity is, or becomes, verified. An unauthenticated one writes as the address's unverified
+ * identity, as an anonymous widget write does; when that address is confirmed, the claim must not
+ * inherit it, so the message gets an unverified identity of its own (no address, the display name).
+ */
+async function senderEndUser(db: Db, workspaceId: string, from: Mailbox, proven: boolean) {
   const name = from.name.trim().slice(0, 200)
+  const endUser = await endUserByEmail(db, workspaceId, from.address, proven)
+  if (!proven && endUser.verifiedAt) {
+    const [standIn] = await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email: null, name: name || null }).returning()
+    return standIn!
+  }
+  if (proven && !endUser.verifiedAt) await db.update(endUsers).set({ verifiedAt: sql`now()`, updatedAt: sql`now()` }).where(and(eq(endUsers.id, endUser.id), isNull(endUsers.verifiedAt)))
   if (name && !endUser.name) await db.update(endUsers).set({ name, updatedAt: sql`now()` }).where(and(eq(endUsers.id, endUser.id), isNull(endUsers.name)))
   return endUser
 }
@@ -125,6 +138,8 @@ export async function receiveEmail(ctx: AppContext, workspace: Workspace, raw: U
   if (dashboardAccess(workspace, new Date(), ctx.config.billing) !== 'full') return dropped('subscription_inactive')
 
   const key = await dedupeKey(email, raw)
+  // Before the transaction: the DKIM check may ask DNS.
+  const proven = (await senderProof(ctx, raw, email, address)) !== null
   const text = textOf(email)
   const thread = await threadOf(ctx, workspace.id, email)
   const board = thread ? null : await defaultBoard(ctx.db, workspace)
@@ -137,17 +152,18 @@ export async function receiveEmail(ctx: AppContext, workspace: Workspace, raw: U
     if (thread) {
       const [post] = await db.select({ id: posts.id, mergedIntoId: posts.mergedIntoId }).from(posts).where(and(eq(posts.id, thread.postId), eq(posts.workspaceId, workspace.id)))
       if (post) {
-        const member = await replyingMember(db, workspace.id, thread.recipientId, address)
+        // A member comments as themselves only when the message proves it is from them.
+        const member = proven ? await replyingMember(db, workspace.id, thread.recipientId, address) : null
         const caller: FeedbackCaller = member
           ? { kind: 'session', user: member, sessionId: 'inbound-email', impersonatorId: null }
-          : { kind: 'end_user', endUserId: (await senderEndUser(db, workspace.id, from)).id }
+          : { kind: 'end_user', endUserId: (await senderEndUser(db, workspace.id, from, proven)).id }
         const body = clip(stripQuotedReply(text) || text || '(empty reply)', COMMENT_BODY_MAX)
         const comment = await createComment(db, workspace.id, caller, post.mergedIntoId ?? post.id, { body, internal: false })
         await db.update(inboundEmails).set({ postId: post.mergedIntoId ?? post.id, commentId: comment.id }).where(claim)
         return { outcome: 'comment' as const, post_id: post.mergedIntoId ?? post.id, comment_id: comment.id, reason: null }
       }
     }
-    const endUser = await senderEndUser(db, workspace.id, from)
+    const endUser = await senderEndUser(db, workspace.id, from, proven)
     const target = board ?? (await defaultBoard(db, workspace))
     const post = await createPost(db, workspace.id, { kind: 'end_user', endUserId: endUser.id }, target.slug, { title: titleOf(email, text), body: clip(text, POST_BODY_MAX) })
     await db.update(inboundEmails).set({ postId: post.id }).where(claim)

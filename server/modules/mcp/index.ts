@@ -3,7 +3,7 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { bearerAccess, readApiKey, SCOPES, type BearerResolved } from '../../plugins/auth.ts'
-import { JsonRpcResponse, ProtectedResource } from './model.ts'
+import { JsonRpcInvalidRequest, JsonRpcResponse, ProtectedResource } from './model.ts'
 import type { Tool } from './tools.ts'
 
 /**
@@ -133,7 +133,7 @@ export const mcpModule = (ctx: AppContext) => {
         await server.close()
       }
     }, {
-      response: { 200: JsonRpcResponse },
+      response: { 200: JsonRpcResponse, 400: JsonRpcInvalidRequest },
       detail: {
         operationId: 'mcp', tags, summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
         security: [{ bearerAuth: [] }],

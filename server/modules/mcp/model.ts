@@ -14,3 +14,10 @@ export const JsonRpcResponse = t.Object({
   result: t.Optional(t.Record(t.String(), t.Unknown())),
   error: t.Optional(t.Object({ code: t.Integer(), message: t.String(), data: t.Optional(t.Unknown()) })),
 }, { $id: 'JsonRpcResponse', description: 'JsonRpcResponse: the MCP answer (`result` or `error`); requests that are only notifications get 202 without a body', examples: [{ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: '[{"slug":"ideas","name":"Ideas"}]' }] } }] })
+
+/** A body that is not a JSON-RPC message or batch: answered with a JSON-RPC error object, as MCP clients expect. */
+export const JsonRpcInvalidRequest = t.Object({
+  jsonrpc: t.Literal('2.0'),
+  error: t.Object({ code: t.Integer({ examples: [-32600] }), message: t.String() }),
+  id: t.Null(),
+}, { $id: 'JsonRpcInvalidRequest', description: 'Not a JSON-RPC message or batch (code -32600)', examples: [{ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: send a JSON-RPC message or batch' }, id: null }] })

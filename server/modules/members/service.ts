@@ -7,6 +7,7 @@ import { withWorkspaceLogo } from '../../lib/mail.ts'
 import type { Member, Workspace } from '../../plugins/credentials.ts'
 import { consumeAuthToken, createAuthToken, findOrCreateUser, issueSession, linkTo, normalizeEmail } from '../auth/service.ts'
 import { fileUrl } from '../files/model.ts'
+import { revokeMemberGrants } from '../oauth/grants.ts'
 import type { MemberRow } from './model.ts'
 
 const memberColumns = {
@@ -99,5 +100,9 @@ export async function removeMember(db: Db, workspaceId: string, actor: Member, t
   const target = await getMember(db, workspaceId, targetUserId)
   if (target.role === 'owner') throw conflict('The owner cannot be removed: hand ownership to another member first')
   if (target.userId !== actor.userId && RANK[actor.role] < RANK.admin) throw forbidden('Removing members needs the admin role')
-  await db.delete(members).where(and(eq(members.workspaceId, workspaceId), eq(members.userId, targetUserId)))
+  await db.transaction(async (tx) => {
+    await tx.delete(members).where(and(eq(members.workspaceId, workspaceId), eq(members.userId, targetUserId)))
+    // The apps they connected to this workspace stop for good, not only while they are away.
+    await revokeMemberGrants(tx as unknown as Db, workspaceId, targetUserId)
+  })
 }

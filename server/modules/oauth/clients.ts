@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts'
 import { oauthClients } from '../../db/schema/index.ts'
 import { randomBase62, sha256Hex, timingSafeEqual } from '../../lib/secrets.ts'
 import { newId } from '../../lib/ids.ts'
+import { formDecode } from '../../lib/text.ts'
 import { OutboundRefused } from '../../lib/outbound.ts'
 import { OAuthError } from './errors.ts'
 import { parseScope } from './scopes.ts'
@@ -179,8 +180,14 @@ export async function findClient(ctx: AppContext, clientId: string | null | unde
  */
 export function matchRedirectUri(client: Client, requested: string | null): string | null {
   if (requested === null) return client.redirectUris.length === 1 ? client.redirectUris[0]! : null
+  // The rules of registration first (no fragment, no user info, https or loopback http): a loopback
+  // registration lets only the port vary, never what else the URL carries.
+  try {
+    checkRedirectUri(requested)
+  } catch {
+    return null
+  }
   if (client.redirectUris.includes(requested)) return requested
-  if (!URL.canParse(requested)) return null
   const asked = new URL(requested)
   if (!isLoopback(asked)) return null
   return client.redirectUris.some((registered) => {
@@ -206,10 +213,13 @@ export async function authenticateClient(ctx: AppContext, headers: Headers, form
     }
     const colon = decoded.indexOf(':')
     if (colon === -1) throw new OAuthError('invalid_client', 'Malformed Basic credentials', 401)
-    const basicId = decodeURIComponent(decoded.slice(0, colon))
+    // RFC 6749 §2.3.1: both parts are form-urlencoded; one that does not decode is a bad credential, not a server error.
+    const basicId = formDecode(decoded.slice(0, colon))
+    const basicSecret = formDecode(decoded.slice(colon + 1))
+    if (basicId === undefined || basicSecret === undefined) throw new OAuthError('invalid_client', 'Malformed Basic credentials: the id or secret is not valid percent-encoding', 401)
     if (clientId !== null && clientId !== basicId) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials')
     clientId = basicId
-    secret = decodeURIComponent(decoded.slice(colon + 1))
+    secret = basicSecret
   }
   const client = await findClient(ctx, clientId).catch(() => null)
   if (!client) throw new OAuthError('invalid_client', 'Unknown client', 401)

@@ -64,7 +64,7 @@ export const authorizeDoc = doc({
   operationId: 'oauthAuthorize', tags, security: [{ cookieAuth: [] }], servers: root, summary: 'Start an authorization (code + PKCE S256)',
   description: '`response_type=code`, `code_challenge` with `code_challenge_method=S256` (plain is refused), the exact registered `redirect_uri` (loopback: any port), optional `scope` (default: the read scopes), `state` (echoed), `resource` (RFC 8707: `{BASE_URL}/mcp` or the API, `{BASE_URL}/api/v1`). A wrong client or redirect URI is shown as an error page and never redirected; other errors go to the redirect URI with `error`, `state` and `iss`. Signed in: 302 to the consent page `{DASHBOARD_URL}/oauth/consent/{request_id}`; otherwise 302 to sign-in, which comes back here.',
   parameters: Object.entries(AUTHORIZE_EXAMPLE).map(([name, example]) => ({ name, in: 'query', required: ['client_id', 'response_type', 'code_challenge', 'code_challenge_method'].includes(name), schema: { type: 'string', examples: [example] } })),
-  responses: { 302: { description: 'To the consent page, to sign-in, or (errors) to the client with `error`' }, 400: { description: 'An HTML error page: unknown client or unregistered redirect URI' } },
+  responses: { 302: { description: 'To the consent page, to sign-in, or (errors) to the client with `error`' }, 400: { description: 'An HTML error page: unknown client or unregistered redirect URI (never redirected)', content: { 'text/html': { schema: { type: 'string' } } } } },
 })
 
 export const tokenDoc = doc({

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from 'drizzle-orm'
+import { and, desc, eq, isNull, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { members, oauthClients, oauthGrants } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
@@ -44,3 +44,8 @@ export async function deleteGrant(db: Db, userId: string, familyId: string) {
   }
   await revokeFamily(db, grant.id, 'user')
 }
+
+/** Ends every grant a user made in a workspace: called when they leave it or are removed. */
+export const revokeMemberGrants = (db: Db, workspaceId: string, userId: string) =>
+  db.update(oauthGrants).set({ revokedAt: sql`now()`, revokedReason: 'member_removed' })
+    .where(and(eq(oauthGrants.workspaceId, workspaceId), eq(oauthGrants.userId, userId), isNull(oauthGrants.revokedAt)))

@@ -1,7 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
 import type { Tx } from '../../db/client.ts'
-import { oauthConsentRequests, oauthGrants, oauthTokens } from '../../db/schema/index.ts'
+import { members, oauthConsentRequests, oauthGrants, oauthTokens, type Role } from '../../db/schema/index.ts'
+import { effectiveScopes } from '../../plugins/credentials.ts'
 import { randomBase62, sha256Hex, toBase64Url } from '../../lib/secrets.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Client } from './clients.ts'
@@ -13,8 +14,18 @@ type RevokeReason = NonNullable<(typeof oauthGrants.$inferSelect)['revokedReason
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
-/** Mints an access token (and a refresh token unless `withRefresh` is false) for a family; only their hashes are stored. */
-async function issue(tx: Tx, family: typeof oauthGrants.$inferSelect, withRefresh: boolean) {
+/** The grant's user's current role in its workspace; null once they are no longer an active member. */
+async function currentRole(tx: Tx, family: typeof oauthGrants.$inferSelect) {
+  const [row] = await tx.select({ role: members.role }).from(members)
+    .where(and(eq(members.workspaceId, family.workspaceId), eq(members.userId, family.userId), eq(members.status, 'active')))
+  return row?.role ?? null
+}
+
+/**
+ * Mints an access token (and a refresh token unless `withRefresh` is false) for a family; only their
+ * hashes are stored. `scope` says what the tokens can do now: the grant narrowed to the user's current role.
+ */
+async function issue(tx: Tx, family: typeof oauthGrants.$inferSelect, role: Role, withRefresh: boolean) {
   const access = `${ACCESS_PREFIX}${randomBase62(43)}`
   const refresh = withRefresh ? `${REFRESH_PREFIX}${randomBase62(43)}` : null
   const now = Date.now()
@@ -27,7 +38,7 @@ async function issue(tx: Tx, family: typeof oauthGrants.$inferSelect, withRefres
     token_type: 'Bearer',
     expires_in: ACCESS_SECONDS,
     ...(refresh ? { refresh_token: refresh } : {}),
-    scope: family.scopes.join(' '),
+    scope: effectiveScopes(family.scopes, role).join(' '),
   }
 }
 
@@ -72,10 +83,16 @@ export async function exchangeCode(ctx: AppContext, client: Client, form: URLSea
       resource: request.resource,
     }).returning()
     await tx.update(oauthConsentRequests).set({ status: 'exchanged', familyId: family!.id }).where(eq(oauthConsentRequests.id, request.id))
-    return { tokens: await issue(tx, family!, true) }
+    const role = await currentRole(tx, family!)
+    if (!role) {
+      await revokeFamily(tx, family!.id, 'member_removed')
+      return { error: 'The user is no longer a member of the workspace' }
+    }
+    return { tokens: await issue(tx, family!, role, true) }
   })
   // Thrown after the commit, so the replay's revocation is kept.
   if ('replayed' in outcome) throw invalidGrant('The code has already been used; the tokens issued for it are revoked')
+  if ('error' in outcome) throw invalidGrant(outcome.error!)
   return outcome.tokens
 }
 
@@ -95,18 +112,24 @@ export async function refresh(ctx: AppContext, client: Client, form: URLSearchPa
     const [family] = await tx.select().from(oauthGrants).where(eq(oauthGrants.id, found.familyId)).for('update')
     if (!family || family.clientId !== client.id) return { error: 'The refresh token is invalid' }
     if (family.revokedAt) return { error: 'The grant has been revoked' }
+    // Removal from the workspace ends the grant for good (a later re-invitation does not bring it back).
+    const role = await currentRole(tx, family)
+    if (!role) {
+      await revokeFamily(tx, family.id, 'member_removed')
+      return { error: 'The user is no longer a member of the workspace; the grant is revoked' }
+    }
     // Read after taking the lock: a concurrent refresh may have rotated this token meanwhile.
     const [row] = await tx.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, tokenHash))
     if (row!.revokedAt || row!.expiresAt.getTime() <= Date.now()) return { error: 'The refresh token has expired' }
     if (row!.rotatedAt) {
       const graceMs = ctx.config.oauthRefreshGraceSeconds * 1000
-      if (graceMs > 0 && Date.now() - row!.rotatedAt.getTime() <= graceMs) return { tokens: await issue(tx, family, false) }
+      if (graceMs > 0 && Date.now() - row!.rotatedAt.getTime() <= graceMs) return { tokens: await issue(tx, family, role, false) }
       await revokeFamily(tx, family.id, 'refresh_reuse')
       ctx.log.warn('oauth refresh token reused after rotation; grant revoked', { family_id: family.id, client_id: client.id })
       return { error: 'The refresh token was already used; the grant is revoked' }
     }
     await tx.update(oauthTokens).set({ rotatedAt: sql`now()` }).where(eq(oauthTokens.tokenHash, tokenHash))
-    return { tokens: await issue(tx, family, true) }
+    return { tokens: await issue(tx, family, role, true) }
   })
   // The family's revocation must commit even though the answer is an error, so the error is thrown outside the transaction.
   if ('error' in outcome) throw invalidGrant(outcome.error!)
