@@ -17,7 +17,7 @@ describe('health and prefixes', () => {
   test('GET /api/v1/health answers with the database status', async () => {
     const res = await h.client().get('/api/v1/health')
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ status: 'ok', version: '1.0.0', server_version: (await Bun.file(`${import.meta.dir}/../../package.json`).json()).version, database: 'ok' })
+    expect(res.body).toEqual({ status: 'ok', version: '1.0.0', server_version: (await Bun.file(`${import.meta.dir}/../../package.json`).json()).version, database: 'ok', background: 'off' })
     expect(res.headers.get('x-request-id')).toMatch(/^req_/)
   })
 

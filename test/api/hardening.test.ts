@@ -64,7 +64,7 @@ describe('happy', () => {
   test('health reads a real table: ok, then degraded (503) when the read fails', async () => {
     const ok = await h.client().get('/api/v1/health')
     expect(ok.status).toBe(200)
-    expect(ok.body).toEqual({ status: 'ok', version: expect.any(String), database: 'ok', background: 'off' })
+    expect(ok.body).toEqual({ status: 'ok', version: expect.any(String), server_version: expect.any(String), database: 'ok', background: 'off' })
     await h.db.execute(sql`alter table workspaces rename to workspaces_away`)
     try {
       const degraded = await h.client().get('/api/v1/health')
@@ -293,7 +293,8 @@ describe('security', () => {
         const child = Bun.spawn([process.execPath, script], { env, stdout: 'pipe', stderr: 'pipe' })
         const code = await child.exited
         const stderr = (await new Response(child.stderr).text()).trim()
-        expect(code).toBe(1)
+        // The server's "cannot start" status is 78 (EX_CONFIG, server/startup.ts); the seed script exits 1.
+        expect(code).toBe(script === 'server/index.ts' ? 78 : 1)
         expect(stderr.split('\n')).toHaveLength(1)
         expect(stderr).toContain(`pid ${process.pid}`)
         expect(stderr).toContain('chorus server')

@@ -123,7 +123,7 @@ describe('happy', () => {
     expect(url.searchParams.get('state')).toBe('st-123')
     expect(url.searchParams.get('iss')).toBe(BASE)
     // No scope asked for: every read scope, the changelog's included.
-    expect(tokens.scope).toBe('workspace:read boards:read statuses:read labels:read posts:read comments:read votes:read webhooks:read notifications:read changelog:read')
+    expect(tokens.scope).toBe('workspace:read boards:read statuses:read labels:read posts:read comments:read votes:read webhooks:read notifications:read changelog:read companies:read')
   })
 
   test('the user is sent to sign-in and back to the same authorize URL when not signed in', async () => {

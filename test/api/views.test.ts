@@ -156,8 +156,10 @@ describe('views: errors', () => {
     }
   })
 
-  test('the views are read-only: a POST is 404', async () => {
-    expect((await api.post(`/api/v1/workspaces/${ws.slug}/metrics`, {})).status).toBe(404)
+  test('the views are read-only: a POST is 405 with the methods the path takes', async () => {
+    const res = await api.post(`/api/v1/workspaces/${ws.slug}/metrics`, {})
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toContain('GET')
   })
 })
 

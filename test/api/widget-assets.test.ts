@@ -49,9 +49,10 @@ describe('widget scripts: errors', () => {
     }
   })
 
-  test('writes to the scripts are not routes', async () => {
+  test('writes to the scripts are refused with the methods they take (405, docs/api.md#methods)', async () => {
     const res = await h.app.handle(new Request('http://localhost:3000/widget.js', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
-    expect(res.status).toBe(404)
+    expect(res.status).toBe(405)
+    expect(res.headers.get('allow')).toContain('GET')
   })
 })
 

@@ -6133,6 +6133,21 @@ export interface components {
             name?: string;
             shared?: boolean;
         };
+        /**
+         * @example {
+         *       "changed_by_key_id": null,
+         *       "changed_by_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "created_at": "2026-11-28T09:30:00.000Z",
+         *       "factors": {
+         *         "confidence": 0.8,
+         *         "effort": 3,
+         *         "impact": 2,
+         *         "reach": 500
+         *       },
+         *       "from_score": null,
+         *       "to_score": 266.67
+         *     }
+         */
         ScoreChange: {
             changed_by_key_id: ((string | null) | null) | null;
             changed_by_user_id: ((string | null) | null) | null;
@@ -6171,6 +6186,28 @@ export interface components {
             /** @constant */
             type: "score.changed";
             workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "changed_by_key_id": null,
+         *           "changed_by_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "created_at": "2026-11-28T09:30:00.000Z",
+         *           "factors": {
+         *             "confidence": 0.8,
+         *             "effort": 3,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
+         *           "from_score": null,
+         *           "to_score": 266.67
+         *         }
+         *       ]
+         *     }
+         */
+        ScoreHistory: {
+            items: components["schemas"]["ScoreChange"][];
         };
         /**
          * @example {
@@ -9996,9 +10033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: components["schemas"]["ScoreChange"][];
-                    };
+                    "application/json": components["schemas"]["ScoreHistory"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */

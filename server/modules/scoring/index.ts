@@ -21,7 +21,8 @@ const ScoringPut = t.Object({
 const ScoreChange = t.Object({
   factors: t.Record(t.String(), t.Number()), from_score: t.Nullable(t.Number()), to_score: t.Nullable(t.Number()),
   changed_by_user_id: t.Nullable(t.String()), changed_by_key_id: t.Nullable(t.String()), created_at: Timestamp,
-}, { $id: 'ScoreChange' })
+}, { $id: 'ScoreChange', examples: [{ factors: { reach: 500, impact: 2, confidence: 0.8, effort: 3 }, from_score: null, to_score: 266.67, changed_by_user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', changed_by_key_id: null, created_at: '2026-11-28T09:30:00.000Z' }] })
+const ScoreHistory = t.Object({ items: t.Array(ScoreChange) }, { $id: 'ScoreHistory', examples: [{ items: [{ factors: { reach: 500, impact: 2, confidence: 0.8, effort: 3 }, from_score: null, to_score: 266.67, changed_by_user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', changed_by_key_id: null, created_at: '2026-11-28T09:30:00.000Z' }] }] })
 
 /** Per-workspace scoring (docs/demand.md#scores): staff only, never public. */
 export const scoringModule = (ctx: AppContext) =>
@@ -46,6 +47,6 @@ export const scoringModule = (ctx: AppContext) =>
     }, {
       params: PostIdParams,
       workspace: { scope: 'posts:read' },
-      response: { 200: t.Object({ items: t.Array(ScoreChange) }) },
+      response: { 200: ScoreHistory },
       detail: { operationId: 'getScoreHistory', tags, summary: "A post's factor and score changes, newest first", description: 'The last 100 changes made through `PATCH /posts/{post_id}` with `factors`.' },
     })
