@@ -2,6 +2,7 @@ import { t } from 'elysia'
 import type { endUsers } from '../../db/schema/index.ts'
 import { Timestamp } from '../../lib/schema.ts'
 import { TITLE_TEXT_RULE } from '../../lib/text.ts'
+import { Locale } from '../posts/model.ts'
 
 const TITLE_DESCRIPTION = `The post's heading. ${TITLE_TEXT_RULE}`
 
@@ -46,6 +47,7 @@ export const PublicPostCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 200, description: TITLE_DESCRIPTION }),
   body: t.Optional(t.String({ maxLength: 20_000 })),
   email: anonymousEmail,
+  locale: t.Optional(Locale),
 }, { additionalProperties: false, $id: 'PublicPostCreate', examples: [{ title: 'Dark mode', body: 'Our support team works nights.', email: 'grace@customer.example' }] })
 
 export const PublicCommentCreate = t.Object({

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.ts'
 import { notFound } from '../../errors.ts'
+import type { Language } from '../../lib/language.ts'
 import type { EndUserContext } from '../../plugins/auth.ts'
 import * as comments from '../comments/service.ts'
 import { findBoard } from '../feedback/lookups.ts'
@@ -11,11 +12,11 @@ import * as votes from '../votes/service.ts'
 // with the writer the `endUser` path resolved, behind the public visibility rules.
 
 /** A new post on a public board, answered as the public sees it; a private board is 404. */
-export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string }) {
+export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string; language?: Language }) {
   const board = await findBoard(db, writer.workspace.id, boardSlug)
   // A private board does not exist for the public.
   if (board.isPrivate) throw notFound('Board')
-  const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body })
+  const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body, language: input.language })
   return getPost(db, writer.workspace.id, created.id, { publicView: true })
 }
 

@@ -4,6 +4,7 @@ import { authPlugin } from '../../plugins/auth.ts'
 import { readPage } from '../../lib/paging.ts'
 import { BoardPostsParams, PostCreate, PostIdParams, PostListQuery, PostListResponse, PostMerge, PostMergeResult, PostResponse, PostUpdate, verifiedFilter } from './model.ts'
 import { getPost, listPosts } from './queries.ts'
+import { writerLanguage } from '../../lib/language.ts'
 import * as posts from './service.ts'
 
 const tags = ['Posts']
@@ -18,8 +19,8 @@ export const postsModule = (ctx: AppContext) =>
       response: { 200: PostListResponse },
       detail: { operationId: 'listPosts', tags, summary: "A board's posts, paged", description: 'Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). `total` is exact without `label`, `q` and `verified`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).' },
     })
-    .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, set }) => {
-      const post = await posts.createPost(ctx.db, workspace.id, caller, params.board_slug, body)
+    .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, set, request }) => {
+      const post = await posts.createPost(ctx.db, workspace.id, caller, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
       set.status = 201
       return post
     }, {

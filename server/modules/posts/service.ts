@@ -4,18 +4,22 @@ import { compiled } from '../../db/compiled.ts'
 import { members, postLabels, posts, statusChanges } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { detectLanguage, type Language } from '../../lib/language.ts'
 import { stripBidiControls } from '../../lib/text.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
+import { suggestDuplicatesQuietly } from '../duplicates/service.ts'
 
 export interface PostInput extends OnBehalf {
   title: string
   body?: string
   labels?: string[]
   status?: string
+  /** From the writer's `locale` or `Content-Language` (lib/language.ts); detected from the text when absent. */
+  language?: Language
 }
 
 /** A change the service makes on its own, e.g. when the connected tracker reports an issue done. */
@@ -40,7 +44,7 @@ const param = sql.placeholder
 const insertPost = compiled('insert_post', (db) => db.insert(posts).values({
   id: param('id'), workspaceId: param('workspaceId'), boardId: param('boardId'), title: param('title'), body: param('body'), statusId: param('statusId'),
   authorUserId: param('authorUserId'), authorEndUserId: param('authorEndUserId'), authorKeyId: param('authorKeyId'), authorName: param('authorName'),
-  labelIds: param('labelIds'),
+  labelIds: param('labelIds'), language: param('language'),
 }))
 const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(statusChanges).values({
   id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
@@ -54,7 +58,8 @@ const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(stat
  * a sibling's failure had already rolled the transaction back.
  */
 export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput) {
-  return db.transaction(async (tx) => {
+  let labelIds: string[] = []
+  const created = await db.transaction(async (tx) => {
     const [board, status, labelRows] = await Promise.all([
       findBoard(tx, workspaceId, boardSlug),
       resolveStatus(tx, workspaceId, input.status),
@@ -65,14 +70,19 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const title = cleanTitle(input.title)
     const [, , , post] = await Promise.all([
       // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
-      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort() }),
+      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort(),
+        language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`) }),
       labelRows.length ? tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id }))).execute() : undefined,
       insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) }),
       getPost(tx, workspaceId, id),
     ])
     await recordEvent(tx, workspaceId, 'post.created', { post })
+    labelIds = labelRows.map((label) => label.id)
     return post
   })
+  // After the commit, in its own transaction: a failure here leaves the post as it is (duplicates/service.ts).
+  await suggestDuplicatesQuietly(db, workspaceId, { ...created, labelIds })
+  return created
 }
 
 export interface PostChanges {
@@ -82,6 +92,8 @@ export interface PostChanges {
   labels?: string[]
   board?: string
   owner_user_id?: string | null
+  /** A correction of the detected language; an edit of the title or body keeps the language. */
+  language?: Language
 }
 
 /** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
@@ -102,6 +114,7 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
       ...(status && { statusId: status.id }),
       ...(board && { boardId: board.id }),
       ...(changes.owner_user_id !== undefined && { ownerUserId: changes.owner_user_id }),
+      ...(changes.language !== undefined && { language: changes.language }),
       updatedAt: sql`now()`,
     }).where(eq(posts.id, postId))
 
