@@ -86,8 +86,11 @@ describe('similar posts', () => {
     const dup = await create('Excel export of invoices', 'Download the invoices as a spreadsheet for accounting')
     const res = await api().get(`/api/v1/posts/${dup.id}/similar?limit=3`)
     expect(res.status).toBe(200)
-    expect(res.body.items[0]).toMatchObject({ post: { id: original.id, title: 'Export invoices to Excel' }, score: expect.any(Number) })
-    expect(res.body.items[0].score).toBeGreaterThan(0.4)
+    // Read before toMatchObject: bun's toMatchObject leaves its asymmetric matchers in the object it checked.
+    const best = res.body.items[0]
+    expect(best.score).toBeGreaterThan(0.4)
+    expect(best.score).toBeLessThanOrEqual(1)
+    expect(best.post).toMatchObject({ id: original.id, title: 'Export invoices to Excel' })
     expect(res.body.items[0].reasons).toEqual(expect.arrayContaining([expect.stringMatching(/^shared terms: .*excel/), 'same board']))
     expect(res.body.items.map((item: { post: { id: string } }) => item.post.id)).not.toContain(dup.id)
     expect(res.body.items.map((item: { post: { id: string } }) => item.post.id)).not.toContain(unrelated.id)
@@ -144,7 +147,9 @@ describe('suggestion queue', () => {
     const list = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
     expect(list.status).toBe(200)
     const suggestion = list.body.items.find((item: { post: { id: string } }) => item.post.id === dup.id)
-    expect(suggestion).toMatchObject({ id: expect.stringMatching(/^dup_/), candidate: { id: original.id }, status: 'open', decided_at: null })
+    expect(suggestion.id).toMatch(/^dup_/)
+    expect(suggestion.candidate.id).toBe(original.id)
+    expect([suggestion.status, suggestion.decided_at]).toEqual(['open', null])
     const raised = await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'post.duplicate_suggested')))
     expect(raised.some((event) => (event.data as { suggestion: { id: string } }).suggestion.id === suggestion.id)).toBe(true)
 

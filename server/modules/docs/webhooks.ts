@@ -9,6 +9,7 @@ import { Integer, Timestamp } from '../../lib/schema.ts'
 import { ChangelogResponse, changelogExample } from '../changelog/model.ts'
 import { CommentResponse, commentExample } from '../comments/model.ts'
 import { PostResponse, postExample } from '../posts/model.ts'
+import { SuggestionResponse, suggestionExample } from '../duplicates/model.ts'
 
 const postId = postExample.id
 const VoteData = t.Object({
@@ -45,6 +46,11 @@ const EVENTS: Partial<Record<EventType, { when: string; data: TSchema; example: 
   'comment.deleted': { when: 'A comment was deleted; `comment` is its last state.', data: CommentData, example: { comment: commentExample, post_id: postId } },
   'vote.created': { when: 'A vote was cast on a post.', data: VoteData, example: voteData },
   'vote.deleted': { when: 'A vote was taken back.', data: VoteData, example: { ...voteData, votes: 12 } },
+  'post.duplicate_suggested': {
+    when: 'A new post looked like an existing one (score 0.4 or more): the suggestion is open in GET /workspaces/{workspace_slug}/duplicate-suggestions.',
+    data: t.Object({ suggestion: SuggestionResponse }),
+    example: { suggestion: suggestionExample },
+  },
   'changelog.published': {
     when: 'A changelog entry was published; its linked posts were moved to the first `complete` status (each raising `status.changed`) in the same transaction.',
     data: t.Object({ entry: ChangelogResponse }),
