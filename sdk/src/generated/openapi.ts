@@ -3328,7 +3328,77 @@ export interface components {
             /** @constant */
             status: "deleted";
         };
-        /** @description `post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`. */
+        /**
+         * @description `post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`.
+         * @example {
+         *       "candidate": {
+         *         "author": {
+         *           "email": "grace@customer.example",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Grace Hopper",
+         *           "type": "end_user"
+         *         },
+         *         "board": "ideas",
+         *         "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "body": "Our support team works nights.",
+         *         "comment_count": 3,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "labels": [
+         *           "ui"
+         *         ],
+         *         "language": "en",
+         *         "merged_into": null,
+         *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status": "Planned",
+         *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status_kind": "planned",
+         *         "title": "Dark mode",
+         *         "tracker_issue": null,
+         *         "updated_at": "2026-11-23T14:05:12.345Z",
+         *         "verified": true,
+         *         "votes": 12
+         *       },
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "decided_at": null,
+         *       "id": "dup_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "post": {
+         *         "author": {
+         *           "email": "grace@customer.example",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Grace Hopper",
+         *           "type": "end_user"
+         *         },
+         *         "board": "ideas",
+         *         "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "body": "Our support team works nights.",
+         *         "comment_count": 3,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
+         *         "labels": [
+         *           "ui"
+         *         ],
+         *         "language": "en",
+         *         "merged_into": null,
+         *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status": "Planned",
+         *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status_kind": "planned",
+         *         "title": "Night theme",
+         *         "tracker_issue": null,
+         *         "updated_at": "2026-11-23T14:05:12.345Z",
+         *         "verified": true,
+         *         "votes": 12
+         *       },
+         *       "reasons": [
+         *         "shared terms: dark, mode, night",
+         *         "similar title (0.52)",
+         *         "same board"
+         *       ],
+         *       "score": 0.71,
+         *       "status": "open"
+         *     }
+         */
         DuplicateSuggestion: {
             candidate: components["schemas"]["Post"];
             /**

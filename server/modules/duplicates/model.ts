@@ -27,6 +27,11 @@ export const SimilarDraft = t.Object({
   limit: t.Optional(Integer({ minimum: 1, maximum: 20, default: 5 })),
 }, { additionalProperties: false, $id: 'SimilarDraft', examples: [{ title: 'Night theme please', body: 'The white screen is too bright at night', locale: 'en' }] })
 
+export const suggestionExample = {
+  id: 'dup_0mi9x2k3aq1b2c3d4e5f6g7h8', post: { ...postExample, id: 'post_0mi9x2k3aq9z8y7x6w5v4u3t2', title: 'Night theme' }, candidate: postExample,
+  score: 0.71, reasons: reasonsExample, status: 'open', created_at: '2026-11-22T09:30:00.000Z', decided_at: null,
+}
+
 export const SuggestionResponse = t.Object({
   id: t.String(),
   post: PostResponse,
@@ -36,12 +41,8 @@ export const SuggestionResponse = t.Object({
   status: Enum(['open', 'accepted', 'dismissed']),
   created_at: Timestamp,
   decided_at: t.Nullable(Timestamp),
-}, { $id: 'DuplicateSuggestion', description: '`post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`.' })
+}, { $id: 'DuplicateSuggestion', examples: [suggestionExample], description: '`post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`.' })
 
-export const suggestionExample = {
-  id: 'dup_0mi9x2k3aq1b2c3d4e5f6g7h8', post: { ...postExample, id: 'post_0mi9x2k3aq9z8y7x6w5v4u3t2', title: 'Night theme' }, candidate: postExample,
-  score: 0.71, reasons: reasonsExample, status: 'open', created_at: '2026-11-22T09:30:00.000Z', decided_at: null,
-}
 export const SuggestionPage = pageEnvelope(SuggestionResponse, 'DuplicateSuggestionPage', [{ items: [suggestionExample], page: 1, per_page: 20, total: 1, total_pages: 1 }])
 export const SuggestionListQuery = t.Object({ ...PagingQuery }, { additionalProperties: false })
 export const SuggestionParams = t.Object({ workspace_slug: t.String({ maxLength: 64 }), suggestion_id: t.String({ maxLength: 64 }) })
