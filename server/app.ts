@@ -33,6 +33,7 @@ import { oauthApiModule } from './modules/oauth/api.ts'
 import { oauthServerModule } from './modules/oauth/index.ts'
 import { portalModule } from './modules/portal/index.ts'
 import { postsModule } from './modules/posts/index.ts'
+import { duplicatesModule } from './modules/duplicates/index.ts'
 import { publicModule } from './modules/public/index.ts'
 import { statusesModule } from './modules/statuses/index.ts'
 import { sendingDomainModule } from './modules/sending-domain/index.ts'
@@ -72,6 +73,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(superadminModule(ctx))
     .use(billingModule(ctx))
     .use(postsModule(ctx))
+    .use(duplicatesModule(ctx))
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
     .use(viewsModule(ctx))

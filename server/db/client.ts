@@ -56,7 +56,10 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
     const { drizzle: drizzlePglite } = require('drizzle-orm/pglite') as typeof import('drizzle-orm/pglite')
     const { migrate: migratePglite } = require('drizzle-orm/pglite/migrator') as typeof import('drizzle-orm/pglite/migrator')
     const location = databaseUrl === undefined ? `${dataDir}/pglite` : databaseUrl.startsWith('file:') ? new URL(databaseUrl).pathname : undefined
-    const client = new PGlite(location, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+    // The contrib extensions migration 0030 creates (pg_trgm, unaccent): PGlite loads an extension's code only when given it here.
+    const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as typeof import('@electric-sql/pglite/contrib/pg_trgm')
+    const { unaccent } = require('@electric-sql/pglite/contrib/unaccent') as typeof import('@electric-sql/pglite/contrib/unaccent')
+    const client = new PGlite({ dataDir: location, extensions: { pg_trgm, unaccent }, ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}) })
     const db = markEffectsOnCommit(drizzlePglite(client, { logger }) as unknown as Db)
     return {
       db,

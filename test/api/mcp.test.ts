@@ -65,7 +65,7 @@ describe('happy', () => {
     const client = await connect(fullKey)
     expect(client.getServerVersion()?.name).toBe('chorus')
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['comment_on_post', 'create_post', 'draft_changelog_entry', 'get_post', 'list_boards', 'list_changelog_entries', 'merge_posts', 'search_posts', 'update_post', 'vote_on_post'])
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['comment_on_post', 'create_post', 'draft_changelog_entry', 'find_duplicates', 'get_post', 'list_boards', 'list_changelog_entries', 'merge_posts', 'search_posts', 'update_post', 'vote_on_post'])
     for (const tool of tools) {
       expect(tool.description!.length).toBeGreaterThan(60)
       expect(tool.description).toMatch(/Needs the [a-z]+:(read|write) scope/)
@@ -109,6 +109,14 @@ describe('happy', () => {
     const inBoard = await call(client, 'search_posts', { board: 'ideas', query: 'night' })
     expect(inBoard.body.posts).toHaveLength(1)
     expect((await call(client, 'search_posts', { query: 'spreadsheet export' })).body.posts).toEqual([])
+    // Duplicates of a draft, and search in another language (German stems, unaccented).
+    const similar = await call(client, 'find_duplicates', { title: 'Dark theme for the dashboard', body: 'We work at night' })
+    expect(similar.isError).toBe(false)
+    expect(similar.body.candidates[0]).toMatchObject({ post: { id: created.body.id }, score: expect.any(Number), reasons: expect.arrayContaining([expect.stringContaining('shared terms')]) })
+    expect((await call(client, 'find_duplicates', { post_id: created.body.id })).body.candidates).toEqual([])
+    expect((await call(client, 'find_duplicates', {})).isError).toBe(true)
+    const german = await call(client, 'create_post', { board: 'ideas', title: 'Größere Schrift in den Einstellungen', body: 'Die Schrift ist zu klein' })
+    expect((await call(client, 'search_posts', { query: 'grosse schriften' })).body.posts.map((post: { id: string }) => post.id)).toEqual([german.body.id])
 
     const got = await call(client, 'get_post', { post_id: created.body.id })
     expect(got.body).toMatchObject({ id: created.body.id, body: 'Our team works at night', merged_into: null })

@@ -6,6 +6,8 @@ import type { Page, Post } from './public-api.ts'
 
 export interface SimilarContext {
   get<T>(path: string): Promise<T>
+  /** The server's similarity engine for a draft (POST /similar): the same ranking as the team's duplicate suggestions. */
+  similar(title: string): Promise<Post[]>
   t(key: keyof Words, arg?: string): string
   /** The board the form posts to: searched when the server offers no workspace-wide search. */
   board(): { slug: string } | undefined
@@ -34,8 +36,9 @@ export function similarPosts(context: SimilarContext, title: HTMLInputElement) {
     const whole = /\s$/.test(title.value) || words.length < 2 ? q : words.slice(0, -1).join(' ')
     const query = `q=${encodeURIComponent(whole)}&per_page=5`
     const board = context.board()
-    // Workspace-wide when the server offers it, else within the board.
-    const found = await context.get<Page<Post>>(`/posts?${query}`)
+    // The similarity engine; on a server without it, the workspace-wide search, else the board's.
+    const found = await context.similar(whole).then((items) => ({ items }))
+      .catch(() => context.get<Page<Post>>(`/posts?${query}`))
       .catch(() => board ? context.get<Page<Post>>(`/boards/${encodeURIComponent(board.slug)}/posts?${query}`) : { items: [] as Post[] })
       .catch(() => ({ items: [] as Post[] }))
     if (mine !== asked) return

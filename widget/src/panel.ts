@@ -55,6 +55,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const details = h('textarea', { name: 'details', rows: 3, maxlength: 20000 })
   const similar = similarPosts({
     get, t, board: () => board, openPost,
+    similar: async (draft) => (await request<{ items: { post: Post }[] }>('/similar', { title: draft, locale: lang, limit: 5 })).data.items.map((item) => item.post),
     async voteInstead(post) {
       if (!(await vote(post))?.voted) return false
       title.value = details.value = ''
@@ -284,7 +285,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     if (!board || submit.getAttribute('aria-busy')) return
     submit.setAttribute('aria-busy', 'true')
     try {
-      const post = await write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined }, 'needEmail')
+      const post = await write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined, locale: lang }, 'needEmail')
       if (!post) return
       title.value = details.value = ''
       similar.hide()

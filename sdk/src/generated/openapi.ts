@@ -613,7 +613,7 @@ export interface paths {
         put?: never;
         /**
          * Model Context Protocol server (Streamable HTTP, stateless)
-         * @description JSON-RPC messages of the Model Context Protocol. Authenticate with `Authorization: Bearer` and an API key or an OAuth access token; without one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`. Tools: `list_boards`, `search_posts`, `get_post`, `create_post`, `update_post`, `comment_on_post`, `vote_on_post`, `merge_posts`; each needs the scope of its REST twin, and calling one without it is 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. Errors inside a tool (not found, validation) are tool results with `isError: true` and the error body as text.
+         * @description JSON-RPC messages of the Model Context Protocol. Authenticate with `Authorization: Bearer` and an API key or an OAuth access token; without one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`. Tools: `list_boards`, `search_posts`, `find_duplicates`, `get_post`, `create_post`, `update_post`, `comment_on_post`, `vote_on_post`, `merge_posts`; each needs the scope of its REST twin, and calling one without it is 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. Errors inside a tool (not found, validation) are tool results with `isError: true` and the error body as text.
          */
         post: operations["mcp"];
         delete?: never;
@@ -850,6 +850,26 @@ export interface paths {
          * @description The last 100 changes made through `PATCH /posts/{post_id}` with `factors`.
          */
         get: operations["getScoreHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{post_id}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Posts that ask what this one asks
+         * @description Ranked candidates (best first) with a `score` and `reasons`; the post itself and merged posts are left out. Candidates come from full-text search over the stemmed, unaccented text in each post's language and from pg_trgm title similarity, re-ranked by a fixed formula: 0.45 × the share of the draft's idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer. A post of another workspace is 404.
+         */
+        get: operations["similarPosts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1100,6 +1120,26 @@ export interface paths {
         get: operations["getPublicRoadmap"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/{workspace_slug}/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Posts like a draft, while a visitor types
+         * @description For the widget's and portal's "vote instead" suggestions: the draft's `title` (and `body`) against the posts of the public boards, as the public sees them. The draft's language is its `locale`, else `Content-Language`, else detected. Candidates come from full-text search over the stemmed, unaccented text in each post's language and from pg_trgm title similarity, re-ranked by a fixed formula: 0.45 × the share of the draft's idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer. Limited per IP (RATE_LIMIT_PER_IP a minute); debounce keystrokes.
+         */
+        post: operations["similarToDraft"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1552,6 +1592,66 @@ export interface paths {
          * @description Fields left out stay. A new currency, `plan_weights` (replaced whole) or `default_weight` recounts the demand of every post of the workspace from its votes, in the same transaction. An unknown currency is 422.
          */
         patch: operations["updateDemandSettings"];
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/duplicate-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open duplicate suggestions, newest first
+         * @description Stored when a post is created: its candidates scoring 0.4 or more (at most three), each raising `post.duplicate_suggested`. Suggestions where either post has since been merged are left out.
+         */
+        get: operations["listDuplicateSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/duplicate-suggestions/{suggestion_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept: merge the post into its candidate
+         * @description Merges `post` into `candidate` with the merge service (votes move de-duplicated by voter, comments move; raises `post.merged`) and marks the suggestion accepted. A suggestion already decided is 409; one of another workspace is 404.
+         */
+        post: operations["acceptDuplicateSuggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/duplicate-suggestions/{suggestion_id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss: never suggest this pair again
+         * @description The pair stays stored as dismissed, so neither post is suggested for the other again. A suggestion already decided is 409; one of another workspace is 404.
+         */
+        post: operations["dismissDuplicateSuggestion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/workspaces/{workspace_slug}/email-intake/rotate-token": {
@@ -2510,6 +2610,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "post.duplicate_suggested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * post.duplicate_suggested delivery
+         * @description A new post looked like an existing one (score 0.4 or more): the suggestion is open in GET /workspaces/{workspace_slug}/duplicate-suggestions. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_post_duplicate_suggested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "post.merged": {
         parameters: {
             query?: never;
@@ -3091,7 +3211,7 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             /** @description `map_...` */
             id: string;
             /**
@@ -3116,7 +3236,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id: string;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
         };
         /**
          * @example {
@@ -3131,7 +3251,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id?: string;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
         };
         /**
          * @example {
@@ -3670,6 +3790,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -3791,6 +3912,237 @@ export interface components {
             };
             /** @enum {string} */
             revenue_visible_to?: "member" | "admin";
+        };
+        /**
+         * @description `post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`.
+         * @example {
+         *       "candidate": {
+         *         "author": {
+         *           "email": "grace@customer.example",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Grace Hopper",
+         *           "type": "end_user"
+         *         },
+         *         "board": "ideas",
+         *         "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "body": "Our support team works nights.",
+         *         "comment_count": 3,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "demand": {
+         *           "companies": 4,
+         *           "mrr": 1250000,
+         *           "verified_voters": 10,
+         *           "voters": 12,
+         *           "weighted": 23
+         *         },
+         *         "factors": {
+         *           "confidence": 0.85,
+         *           "effort": 20,
+         *           "impact": 2,
+         *           "reach": 500
+         *         },
+         *         "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "labels": [
+         *           "ui"
+         *         ],
+         *         "language": "en",
+         *         "merged_into": null,
+         *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "score": 42.5,
+         *         "status": "Planned",
+         *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status_kind": "planned",
+         *         "title": "Dark mode",
+         *         "tracker_issue": null,
+         *         "updated_at": "2026-11-23T14:05:12.345Z",
+         *         "verified": true,
+         *         "votes": 12
+         *       },
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "decided_at": null,
+         *       "id": "dup_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "post": {
+         *         "author": {
+         *           "email": "grace@customer.example",
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Grace Hopper",
+         *           "type": "end_user"
+         *         },
+         *         "board": "ideas",
+         *         "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "body": "Our support team works nights.",
+         *         "comment_count": 3,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "demand": {
+         *           "companies": 4,
+         *           "mrr": 1250000,
+         *           "verified_voters": 10,
+         *           "voters": 12,
+         *           "weighted": 23
+         *         },
+         *         "factors": {
+         *           "confidence": 0.85,
+         *           "effort": 20,
+         *           "impact": 2,
+         *           "reach": 500
+         *         },
+         *         "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
+         *         "labels": [
+         *           "ui"
+         *         ],
+         *         "language": "en",
+         *         "merged_into": null,
+         *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "score": 42.5,
+         *         "status": "Planned",
+         *         "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "status_kind": "planned",
+         *         "title": "Night theme",
+         *         "tracker_issue": null,
+         *         "updated_at": "2026-11-23T14:05:12.345Z",
+         *         "verified": true,
+         *         "votes": 12
+         *       },
+         *       "reasons": [
+         *         "shared terms: dark, mode, night",
+         *         "similar title (0.52)",
+         *         "same board"
+         *       ],
+         *       "score": 0.71,
+         *       "status": "open"
+         *     }
+         */
+        DuplicateSuggestion: {
+            candidate: components["schemas"]["Post"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            decided_at: ((string | null) | null) | null;
+            id: string;
+            post: components["schemas"]["Post"];
+            reasons: string[];
+            score: number;
+            /** @enum {string} */
+            status: "open" | "accepted" | "dismissed";
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "candidate": {
+         *             "author": {
+         *               "email": "grace@customer.example",
+         *               "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "name": "Grace Hopper",
+         *               "type": "end_user"
+         *             },
+         *             "board": "ideas",
+         *             "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "body": "Our support team works nights.",
+         *             "comment_count": 3,
+         *             "created_at": "2026-11-22T09:30:00.000Z",
+         *             "demand": {
+         *               "companies": 4,
+         *               "mrr": 1250000,
+         *               "verified_voters": 10,
+         *               "voters": 12,
+         *               "weighted": 23
+         *             },
+         *             "factors": {
+         *               "confidence": 0.85,
+         *               "effort": 20,
+         *               "impact": 2,
+         *               "reach": 500
+         *             },
+         *             "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "labels": [
+         *               "ui"
+         *             ],
+         *             "language": "en",
+         *             "merged_into": null,
+         *             "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "score": 42.5,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned",
+         *             "title": "Dark mode",
+         *             "tracker_issue": null,
+         *             "updated_at": "2026-11-23T14:05:12.345Z",
+         *             "verified": true,
+         *             "votes": 12
+         *           },
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "decided_at": null,
+         *           "id": "dup_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post": {
+         *             "author": {
+         *               "email": "grace@customer.example",
+         *               "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "name": "Grace Hopper",
+         *               "type": "end_user"
+         *             },
+         *             "board": "ideas",
+         *             "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "body": "Our support team works nights.",
+         *             "comment_count": 3,
+         *             "created_at": "2026-11-22T09:30:00.000Z",
+         *             "demand": {
+         *               "companies": 4,
+         *               "mrr": 1250000,
+         *               "verified_voters": 10,
+         *               "voters": 12,
+         *               "weighted": 23
+         *             },
+         *             "factors": {
+         *               "confidence": 0.85,
+         *               "effort": 20,
+         *               "impact": 2,
+         *               "reach": 500
+         *             },
+         *             "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
+         *             "labels": [
+         *               "ui"
+         *             ],
+         *             "language": "en",
+         *             "merged_into": null,
+         *             "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "score": 42.5,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned",
+         *             "title": "Night theme",
+         *             "tracker_issue": null,
+         *             "updated_at": "2026-11-23T14:05:12.345Z",
+         *             "verified": true,
+         *             "votes": 12
+         *           },
+         *           "reasons": [
+         *             "shared terms: dark, mode, night",
+         *             "similar title (0.52)",
+         *             "same board"
+         *           ],
+         *           "score": 0.71,
+         *           "status": "open"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        DuplicateSuggestionPage: {
+            items: components["schemas"]["DuplicateSuggestion"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
         };
         /**
          * @example {
@@ -4152,6 +4504,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -4209,6 +4562,7 @@ export interface components {
          *       "labels": [
          *         "ui"
          *       ],
+         *       "language": "en",
          *       "merged_into": null,
          *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "score": 42.5,
@@ -4241,6 +4595,8 @@ export interface components {
             id: string;
             /** @description Label slugs */
             labels: string[];
+            /** @enum {string} */
+            language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             merged_into: ((string | null) | null) | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: ((string | null) | null) | null;
@@ -4720,7 +5076,7 @@ export interface components {
             /** @enum {string} */
             channel: "email" | "in_app";
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
         };
         /**
          * @example {
@@ -4911,6 +5267,7 @@ export interface components {
          *       "labels": [
          *         "ui"
          *       ],
+         *       "language": "en",
          *       "merged_into": null,
          *       "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "score": 42.5,
@@ -4942,6 +5299,8 @@ export interface components {
             id: string;
             /** @description Label slugs */
             labels: string[];
+            /** @enum {string} */
+            language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             merged_into: ((string | null) | null) | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: ((string | null) | null) | null;
@@ -4983,6 +5342,8 @@ export interface components {
             end_user_id?: string;
             /** @description Label slugs */
             labels?: string[];
+            /** @description The writer's language (BCP 47, e.g. the widget's locale `de` or `de-CH`): the post's `language` when it is one of en, de, fr, es, ja, ar, he. Without it, the request's `Content-Language`, else detected from the text */
+            locale?: string;
             /** @description A status name (case-insensitive) or id */
             status?: string;
             /** @description The post's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
@@ -5020,6 +5381,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5086,6 +5448,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5118,6 +5481,127 @@ export interface components {
             timestamp: string;
             /** @constant */
             type: "post.deleted";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "data": {
+         *         "suggestion": {
+         *           "candidate": {
+         *             "author": {
+         *               "email": "grace@customer.example",
+         *               "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "name": "Grace Hopper",
+         *               "type": "end_user"
+         *             },
+         *             "board": "ideas",
+         *             "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "body": "Our support team works nights.",
+         *             "comment_count": 3,
+         *             "created_at": "2026-11-22T09:30:00.000Z",
+         *             "demand": {
+         *               "companies": 4,
+         *               "mrr": 1250000,
+         *               "verified_voters": 10,
+         *               "voters": 12,
+         *               "weighted": 23
+         *             },
+         *             "factors": {
+         *               "confidence": 0.85,
+         *               "effort": 20,
+         *               "impact": 2,
+         *               "reach": 500
+         *             },
+         *             "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "labels": [
+         *               "ui"
+         *             ],
+         *             "language": "en",
+         *             "merged_into": null,
+         *             "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "score": 42.5,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned",
+         *             "title": "Dark mode",
+         *             "tracker_issue": null,
+         *             "updated_at": "2026-11-23T14:05:12.345Z",
+         *             "verified": true,
+         *             "votes": 12
+         *           },
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "decided_at": null,
+         *           "id": "dup_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post": {
+         *             "author": {
+         *               "email": "grace@customer.example",
+         *               "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "name": "Grace Hopper",
+         *               "type": "end_user"
+         *             },
+         *             "board": "ideas",
+         *             "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "body": "Our support team works nights.",
+         *             "comment_count": 3,
+         *             "created_at": "2026-11-22T09:30:00.000Z",
+         *             "demand": {
+         *               "companies": 4,
+         *               "mrr": 1250000,
+         *               "verified_voters": 10,
+         *               "voters": 12,
+         *               "weighted": 23
+         *             },
+         *             "factors": {
+         *               "confidence": 0.85,
+         *               "effort": 20,
+         *               "impact": 2,
+         *               "reach": 500
+         *             },
+         *             "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
+         *             "labels": [
+         *               "ui"
+         *             ],
+         *             "language": "en",
+         *             "merged_into": null,
+         *             "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "score": 42.5,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned",
+         *             "title": "Night theme",
+         *             "tracker_issue": null,
+         *             "updated_at": "2026-11-23T14:05:12.345Z",
+         *             "verified": true,
+         *             "votes": 12
+         *           },
+         *           "reasons": [
+         *             "shared terms: dark, mode, night",
+         *             "similar title (0.52)",
+         *             "same board"
+         *           ],
+         *           "score": 0.71,
+         *           "status": "open"
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "post.duplicate_suggested",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        PostDuplicateSuggestedEvent: {
+            data: {
+                suggestion: components["schemas"]["DuplicateSuggestion"];
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "post.duplicate_suggested";
             workspace_id: string;
         };
         /**
@@ -5160,6 +5644,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5201,6 +5686,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": "post_0mi9x2k3aq1b2c3d4e5f6g7h9",
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5267,6 +5753,7 @@ export interface components {
          *         "labels": [
          *           "ui"
          *         ],
+         *         "language": "en",
          *         "merged_into": null,
          *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "score": 42.5,
@@ -5308,6 +5795,7 @@ export interface components {
          *         "labels": [
          *           "ui"
          *         ],
+         *         "language": "en",
          *         "merged_into": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *         "score": 42.5,
@@ -5358,6 +5846,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5464,6 +5953,8 @@ export interface components {
             };
             /** @description Label slugs */
             labels?: string[];
+            /** @enum {string} */
+            language?: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             /** @description The member responsible for the post, or null */
             owner_user_id?: ((string | null) | null) | null;
             /** @description A status name (case-insensitive) or id */
@@ -5505,6 +5996,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5546,6 +6038,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -5748,6 +6241,7 @@ export interface components {
          *       "labels": [
          *         "ui"
          *       ],
+         *       "language": "en",
          *       "merged_into": null,
          *       "owner_user_id": null,
          *       "score": 42.5,
@@ -5788,6 +6282,8 @@ export interface components {
             id: string;
             /** @description Label slugs */
             labels: string[];
+            /** @enum {string} */
+            language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             merged_into: ((string | null) | null) | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: ((string | null) | null) | null;
@@ -5999,6 +6495,7 @@ export interface components {
          *               "labels": [
          *                 "ui"
          *               ],
+         *               "language": "en",
          *               "merged_into": null,
          *               "owner_user_id": null,
          *               "score": 42.5,
@@ -6303,6 +6800,88 @@ export interface components {
         };
         /**
          * @example {
+         *       "body": "The white screen is too bright at night",
+         *       "locale": "en",
+         *       "title": "Night theme please"
+         *     }
+         */
+        SimilarDraft: {
+            body?: string;
+            /** @default 5 */
+            limit: number;
+            /** @description The writer's language (BCP 47, e.g. the widget's locale `de` or `de-CH`): the post's `language` when it is one of en, de, fr, es, ja, ar, he. Without it, the request's `Content-Language`, else detected from the text */
+            locale?: string;
+            /** @description The title being typed */
+            title: string;
+        };
+        SimilarPost: {
+            post: components["schemas"]["Post"];
+            /** @description Why it matched: the weightiest shared terms (stemmed), title similarity, same board, shared labels */
+            reasons: string[];
+            /** @description Similarity from 0 to 1 (docs/duplicates.md#the-formula); 0.4 and above is stored as a duplicate suggestion when a post is created */
+            score: number;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "post": {
+         *             "author": {
+         *               "email": "grace@customer.example",
+         *               "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "name": "Grace Hopper",
+         *               "type": "end_user"
+         *             },
+         *             "board": "ideas",
+         *             "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "body": "Our support team works nights.",
+         *             "comment_count": 3,
+         *             "created_at": "2026-11-22T09:30:00.000Z",
+         *             "demand": {
+         *               "companies": 4,
+         *               "mrr": 1250000,
+         *               "verified_voters": 10,
+         *               "voters": 12,
+         *               "weighted": 23
+         *             },
+         *             "factors": {
+         *               "confidence": 0.85,
+         *               "effort": 20,
+         *               "impact": 2,
+         *               "reach": 500
+         *             },
+         *             "id": "post_0mi9x2k3aq9z8y7x6w5v4u3t2",
+         *             "labels": [
+         *               "ui"
+         *             ],
+         *             "language": "en",
+         *             "merged_into": null,
+         *             "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "score": 42.5,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned",
+         *             "title": "Night theme",
+         *             "tracker_issue": null,
+         *             "updated_at": "2026-11-23T14:05:12.345Z",
+         *             "verified": true,
+         *             "votes": 12
+         *           },
+         *           "reasons": [
+         *             "shared terms: dark, mode, night",
+         *             "similar title (0.52)",
+         *             "same board"
+         *           ],
+         *           "score": 0.71
+         *         }
+         *       ]
+         *     }
+         */
+        SimilarPosts: {
+            items: components["schemas"]["SimilarPost"][];
+        };
+        /**
+         * @example {
          *       "color": "#3b82f6",
          *       "created_at": "2026-11-22T09:30:00.000Z",
          *       "id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
@@ -6368,6 +6947,7 @@ export interface components {
          *           "labels": [
          *             "ui"
          *           ],
+         *           "language": "en",
          *           "merged_into": null,
          *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "score": 42.5,
@@ -6941,7 +7521,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             id: string;
             /**
              * Format: date-time
@@ -6963,7 +7543,7 @@ export interface components {
         WebhookCreate: {
             description?: ((string | null) | null) | null;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -6996,7 +7576,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             id: string;
             /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
             secret: string;
@@ -7085,7 +7665,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: ((string | null) | null) | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             id: string;
             /**
              * Format: date-time
@@ -7111,7 +7691,7 @@ export interface components {
             /** @description false stops deliveries and cancels pending ones; true resumes with new events */
             enabled?: boolean;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -10056,6 +10636,57 @@ export interface operations {
             };
         };
     };
+    similarPosts: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                post_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimilarPosts"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPostSubscribers: {
         parameters: {
             query?: {
@@ -10835,6 +11466,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    similarToDraft: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimilarDraft"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimilarPosts"];
+                };
             };
             /** @description Validation failed (HTTPValidationError) */
             422: {
@@ -12405,6 +13089,159 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DemandSettings"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDuplicateSuggestions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DuplicateSuggestionPage"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptDuplicateSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suggestion_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DuplicateSuggestion"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dismissDuplicateSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                suggestion_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `post` (the newer) seems to ask what `candidate` asks. Accepting merges `post` into `candidate`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DuplicateSuggestion"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -15397,6 +16234,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PostDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_post_duplicate_suggested: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostDuplicateSuggestedEvent"];
             };
         };
         responses: {

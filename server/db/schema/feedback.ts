@@ -124,7 +124,9 @@ export const posts = pgTable('posts', {
   mergedIntoId: text('merged_into_id'),
   /** The issue-tracker issue made from this post (integrations module); the inbound tracker webhook finds the post by its id. */
   trackerIssue: jsonb('tracker_issue').$type<TrackerIssue>(),
-  search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('english', coalesce(title, '') || ' ' || coalesce(body, ''))`),
+  /** The language of the post (en, de, fr, es, ja, ar, he): which text-search configuration indexes it (migration 0030). */
+  language: text('language').notNull().default('en'),
+  search: tsvector('search').generatedAlwaysAs(sql`chorus_search_document(language, title, body)`),
   /**
    * The `trending` sort key: ln(votes) plus the creation time in days × ln 2, i.e. votes halved per day
    * of age; null without votes. Its order never changes with the clock, so an index serves it.
@@ -164,6 +166,7 @@ export const posts = pgTable('posts', {
   index('posts_list_score_idx').on(table.boardId, table.score.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_workspace_idx').on(table.workspaceId),
   index('posts_search_idx').using('gin', table.search),
+  index('posts_title_trgm_idx').using('gin', sql`${table.title} gin_trgm_ops`),
   index('posts_workspace_id_idx').on(table.workspaceId, table.id),
   index('posts_author_user_idx').on(table.authorUserId).where(sql`author_user_id IS NOT NULL`),
   index('posts_tracker_issue_idx').on(sql`(${table.trackerIssue}->>'id')`).where(sql`${table.trackerIssue} is not null`),

@@ -9,6 +9,7 @@ import { Integer, Timestamp } from '../../lib/schema.ts'
 import { ChangelogResponse, changelogExample } from '../changelog/model.ts'
 import { CommentResponse, commentExample } from '../comments/model.ts'
 import { PostResponse, postExample } from '../posts/model.ts'
+import { SuggestionResponse, suggestionExample } from '../duplicates/model.ts'
 
 const postId = postExample.id
 const VoteData = t.Object({
@@ -67,6 +68,11 @@ const EVENTS: Partial<Record<EventType, { when: string; data: TSchema; example: 
     when: "An end user was told what happened to posts they follow (one per e-mail batch, docs/notifications.md): `emailed` false when no e-mail went out (an identified user of a workspace that does not e-mail them, or an address that bounced), so your product can tell them itself. Updates that cancelled out (a status change undone within the batch) raise nothing.",
     data: EndUserNotifiedData,
     example: { end_user: { id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', external_id: 'user-1234', email: 'grace@customer.example', locale: 'de' }, emailed: true, posts: [{ post: { id: postId, title: 'Dark mode' }, status: { from: 'Open', to: 'Planned', message: 'Scheduled for March.', author: { type: 'team', name: 'Acme' } }, replies: [], merged_into: null }] },
+  },
+  'post.duplicate_suggested': {
+    when: 'A new post looked like an existing one (score 0.4 or more): the suggestion is open in GET /workspaces/{workspace_slug}/duplicate-suggestions.',
+    data: t.Object({ suggestion: SuggestionResponse }),
+    example: { suggestion: suggestionExample },
   },
   'changelog.published': {
     when: 'A changelog entry was published; its linked posts were moved to the first `complete` status (each raising `status.changed`) in the same transaction.',

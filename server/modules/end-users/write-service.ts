@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { endUsers } from '../../db/schema/index.ts'
 import { notFound } from '../../errors.ts'
+import type { Language } from '../../lib/language.ts'
 import type { EndUserContext } from '../../plugins/auth.ts'
 import * as comments from '../comments/service.ts'
 import { findBoard } from '../feedback/lookups.ts'
@@ -19,11 +20,11 @@ async function rememberLocale(db: Db, writer: EndUserContext, locale: string | u
   if (locale && endUserId) await db.update(endUsers).set({ locale }).where(and(eq(endUsers.id, endUserId), eq(endUsers.workspaceId, writer.workspace.id)))
 }
 
-export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string; locale?: string }) {
+export async function postAsEndUser(db: Db, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string; locale?: string; language?: Language }) {
   const board = await findBoard(db, writer.workspace.id, boardSlug)
   // A private board does not exist for the public.
   if (board.isPrivate) throw notFound('Board')
-  const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body })
+  const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body, language: input.language })
   await rememberLocale(db, writer, input.locale)
   return getPost(db, writer.workspace.id, created.id, { publicView: true })
 }

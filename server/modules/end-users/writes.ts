@@ -8,6 +8,7 @@ import { answerAnonymousWrite } from '../visitors/service.ts'
 import { commentAsEndUser, postAsEndUser, voteAsEndUser } from './write-service.ts'
 import { PublicCommentCreate, PublicPostCreate, PublicVoteToggle } from './model.ts'
 import { PublicBoardParams, PublicPostParams } from '../../lib/schema.ts'
+import { writerLanguage } from '../../lib/language.ts'
 
 const tags = ['Public']
 const WHO = 'Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin.'
@@ -16,8 +17,8 @@ const WHO = 'Identified end users send `Authorization: Bearer <session_token>` (
 export const publicWritesModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/public/:workspace_slug' })
     .use(authPlugin(ctx))
-    .post('/boards/:board_slug/posts', async ({ endUser, params, body, set }) => {
-      const post = await postAsEndUser(ctx.db, endUser, params.board_slug, body)
+    .post('/boards/:board_slug/posts', async ({ endUser, params, body, set, request }) => {
+      const post = await postAsEndUser(ctx.db, endUser, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
       await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       set.status = 201
       return post

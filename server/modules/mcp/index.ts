@@ -137,7 +137,7 @@ export const mcpModule = (ctx: AppContext) => {
       detail: {
         operationId: 'mcp', tags, summary: 'Model Context Protocol server (Streamable HTTP, stateless)',
         security: [{ bearerAuth: [] }],
-        description: 'JSON-RPC messages of the Model Context Protocol. Authenticate with `Authorization: Bearer` and an API key or an OAuth access token; without one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`. Tools: `list_boards`, `search_posts`, `get_post`, `create_post`, `update_post`, `comment_on_post`, `vote_on_post`, `merge_posts`; each needs the scope of its REST twin, and calling one without it is 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. Errors inside a tool (not found, validation) are tool results with `isError: true` and the error body as text.',
+        description: 'JSON-RPC messages of the Model Context Protocol. Authenticate with `Authorization: Bearer` and an API key or an OAuth access token; without one the answer is 401 with `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`. Tools: `list_boards`, `search_posts`, `find_duplicates`, `get_post`, `create_post`, `update_post`, `comment_on_post`, `vote_on_post`, `merge_posts`; each needs the scope of its REST twin, and calling one without it is 403 `INSUFFICIENT_SCOPE` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="..."`. Errors inside a tool (not found, validation) are tool results with `isError: true` and the error body as text.',
       },
     })
     .get('/mcp', () => {

@@ -14,6 +14,11 @@ import { findPosts, getPost, listPosts } from '../posts/queries.ts'
 import { createPost, mergePost, updatePost } from '../posts/service.ts'
 import { toggleVote } from '../votes/service.ts'
 import { portalPostUrl } from '../portal/links.ts'
+import { invalid } from '../../errors.ts'
+import { findPost } from '../feedback/lookups.ts'
+import { languageOfTag } from '../../lib/language.ts'
+import { similarItems } from '../duplicates/service.ts'
+import { similarPosts } from '../duplicates/similarity.ts'
 
 type Post = Awaited<ReturnType<typeof getPost>>
 
@@ -89,12 +94,33 @@ export const TOOLS: Tool[] = [
         const page = await listPosts(ctx.db, { workspace, board: args.board }, { status: args.status, label: args.label, q: args.query, sort: args.sort }, readPage({ per_page: limit }), false, 'arguments')
         items = page.items
       } else {
-        const query = args.query !== undefined ? sql`websearch_to_tsquery('english', ${args.query})` : undefined
+        const query = args.query !== undefined ? sql`(select chorus_search_query(${args.query}))` : undefined
         const where = and(eq(posts.workspaceId, workspace.id), isNull(posts.mergedIntoId), query ? sql`${posts.search} @@ ${query}` : undefined)
         const order = args.sort === 'top' ? [desc(posts.voteCount), desc(posts.createdAt)] : query && !args.sort ? [desc(sql`ts_rank(${posts.search}, ${query})`)] : [desc(posts.createdAt)]
         items = await findPosts(ctx.db, where, order, limit)
       }
       return { posts: items.map((post) => compact(ctx, resolved, post, 280)) }
+    },
+  },
+  {
+    name: 'find_duplicates',
+    title: 'Find duplicates of a post or a draft',
+    description: 'Ranks existing posts that ask for the same thing as a post (post_id) or a draft (title, optional body), in any language the board speaks, each with a score from 0 to 1 and the reasons (shared terms, similar title, same board). Use it before create_post, or to find what to merge (merge_posts). Scores of 0.4 and above are usually the same request.',
+    scope: 'posts:read',
+    write: false,
+    input: {
+      post_id: postId.optional().describe('A post to find duplicates of (post_...)'),
+      title: z.string().min(1).max(200).optional().describe('A draft title, when there is no post yet'),
+      body: z.string().max(20_000).optional().describe('The draft body'),
+      limit: z.number().int().min(1).max(20).optional().describe('Candidates to return, 5 by default'),
+    },
+    async run(ctx, resolved, args) {
+      const workspaceId = resolved.workspace.id
+      if (args.post_id === undefined && args.title === undefined) throw invalid(['arguments'], 'Give post_id or title')
+      const post = args.post_id !== undefined ? await findPost(ctx.db, workspaceId, args.post_id) : undefined
+      const draft = post ? { title: post.title, body: post.body, language: languageOfTag(post.language), boardId: post.boardId, labelIds: post.labelIds } : { title: args.title!, body: args.body }
+      const found = await similarPosts(ctx.db, workspaceId, draft, { excludeId: post?.id, limit: args.limit ?? 5 })
+      return { candidates: (await similarItems(ctx.db, workspaceId, found, false)).map((item) => ({ post: compact(ctx, resolved, item.post, 280), score: item.score, reasons: item.reasons })) }
     },
   },
   {

@@ -6,6 +6,7 @@ import { forbidden } from '../../errors.ts'
 import { canSeeRevenue } from '../companies/demand.ts'
 import { BoardPostsParams, PostCreate, PostIdParams, PostListResponse, PostMerge, PostMergeResult, PostResponse, PostUpdate, TeamPostListQuery, verifiedFilter } from './model.ts'
 import { getPost, listPosts, withoutRevenue } from './queries.ts'
+import { writerLanguage } from '../../lib/language.ts'
 import * as posts from './service.ts'
 
 const tags = ['Posts']
@@ -31,8 +32,8 @@ export const postsModule = (ctx: AppContext) =>
       response: { 200: PostListResponse },
       detail: { operationId: 'listPosts', tags, summary: "A board's posts, paged", description: 'Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). Demand: `sort=mrr|companies|score`, `company` (external or `co_` id), `min_mrr`; a caller who may not read revenue gets 403 FORBIDDEN for `sort=mrr` and `min_mrr`.${DEMAND} `total` is exact without `label`, `q`, `verified`, `company` and `min_mrr`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).' },
     })
-    .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, set }) => {
-      const post = await posts.createPost(ctx.db, workspace.id, caller, params.board_slug, body)
+    .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, set, request }) => {
+      const post = await posts.createPost(ctx.db, workspace.id, caller, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
       set.status = 201
       return post
     }, {

@@ -3,6 +3,7 @@ import { Enum, Integer, Timestamp } from '../../lib/schema.ts'
 import { Email } from '../auth/model.ts'
 import { PagingQuery, pageEnvelope } from '../../lib/paging-schema.ts'
 import { TITLE_TEXT_RULE } from '../../lib/text.ts'
+import { LANGUAGES } from '../../lib/language.ts'
 
 const TITLE_DESCRIPTION = `The post's heading. ${TITLE_TEXT_RULE}`
 
@@ -11,7 +12,7 @@ export const postExample = {
   id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8', board: 'ideas', board_id: 'brd_0mi9x2k3aq1b2c3d4e5f6g7h8', title: 'Dark mode', body: 'Our support team works nights.',
   status: 'Planned', status_id: 'sts_0mi9x2k3aq1b2c3d4e5f6g7h8', status_kind: 'planned' as const, labels: ['ui'], votes: 12, comment_count: 3,
   author: { type: 'end_user' as const, id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', name: 'Grace Hopper', email: 'grace@customer.example' }, verified: true,
-  owner_user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', merged_into: null, tracker_issue: null, created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-23T14:05:12.345Z',
+  owner_user_id: 'usr_0mi9x2k3aq1b2c3d4e5f6g7h8', merged_into: null, tracker_issue: null, language: 'en' as const, created_at: '2026-11-22T09:30:00.000Z', updated_at: '2026-11-23T14:05:12.345Z',
   demand: { voters: 12, verified_voters: 10, companies: 4, mrr: 1250000, weighted: 23 }, score: 42.5, factors: { reach: 500, impact: 2, confidence: 0.85, effort: 20 },
 }
 
@@ -30,11 +31,17 @@ const onBehalf = {
 export const StatusRef = t.String({ minLength: 1, maxLength: 64, description: 'A status name (case-insensitive) or id' })
 const LabelSlugs = t.Array(t.String({ minLength: 1, maxLength: 48 }), { maxItems: 20, uniqueItems: true, description: 'Label slugs' })
 
+/** The language a post is indexed in (docs/duplicates.md#languages). */
+export const PostLanguage = Enum([...LANGUAGES], { description: 'The language the post is written in, which decides how it is searched (stemming, stop words): en, de, fr, es; ja, ar and he are matched word by word (Japanese by character pairs)' })
+/** A writer's BCP 47 tag (`de`, `de-CH`); one not ours is ignored and the language is detected. */
+export const Locale = t.String({ minLength: 1, maxLength: 35, description: "The writer's language (BCP 47, e.g. the widget's locale `de` or `de-CH`): the post's `language` when it is one of en, de, fr, es, ja, ar, he. Without it, the request's `Content-Language`, else detected from the text" })
+
 export const PostCreate = t.Object({
   title: t.String({ minLength: 1, maxLength: 200, description: TITLE_DESCRIPTION }),
   body: t.Optional(t.String({ maxLength: 20_000 })),
   labels: t.Optional(LabelSlugs),
   status: t.Optional(StatusRef),
+  locale: t.Optional(Locale),
   ...onBehalf,
 }, { additionalProperties: false, $id: 'PostCreate', examples: [{ title: 'Dark mode', body: 'Our support team works nights.', labels: ['ui'], email: 'grace@customer.example' }] })
 
@@ -49,6 +56,7 @@ export const PostUpdate = t.Object({
   factors: t.Optional(t.Record(t.String({ pattern: '^[a-z][a-z0-9_]{0,31}$' }), t.Nullable(t.Number({ minimum: -1e12, maximum: 1e12 })), {
     maxProperties: 20, description: 'Scoring inputs to set (a number) or clear (null); the others stay. Recomputes `score`, keeps a history and raises `score.changed` when it changes',
   })),
+  language: t.Optional(PostLanguage),
 }, { additionalProperties: false, minProperties: 1, $id: 'PostUpdate', examples: [{ status: 'Planned', labels: ['ui', 'mobile'], status_message: 'Scheduled for the March release.' }] })
 
 export const PostMerge = t.Object({ into_post_id: t.String({ maxLength: 64 }) }, { additionalProperties: false, $id: 'PostMerge', examples: [{ into_post_id: 'post_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })
@@ -88,6 +96,7 @@ export const PostResponse = t.Object({
   voted: t.Optional(t.Boolean({ description: 'Public reads with an end-user session (`Authorization: Bearer`) only: whether that end user has voted for the post. Absent without a session and on the other routes' })),
   owner_user_id: t.Nullable(t.String(), { description: 'The member responsible for the post; hidden (null) on public routes' }),
   merged_into: t.Nullable(t.String()),
+  language: PostLanguage,
   tracker_issue: t.Nullable(TrackerIssueResponse, { description: 'The issue made from this post in the connected tracker (POST /posts/{post_id}/tracker-issue); null before, and on public routes' }),
   created_at: Timestamp,
   updated_at: Timestamp,

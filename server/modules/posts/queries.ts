@@ -7,6 +7,7 @@ import { notFound } from '../../errors.ts'
 import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, isUnverifiedEndUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
+import type { Language } from '../../lib/language.ts'
 
 // What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
 // caller's) or the stored author name (the author comes from the joined rows); its times as it writes them.
@@ -48,6 +49,7 @@ function toPostResponse(row: PostRow, publicView: boolean) {
     // Who on the team owns a post is triage data, not for the portal or the widget.
     owner_user_id: publicView ? null : row.ownerUserId,
     merged_into: row.mergedIntoId,
+    language: row.language as Language,
     // A link into the team's tracker is internal, like the owner.
     tracker_issue: publicView ? null : row.trackerIssue ?? null,
     created_at: row.createdAt,
@@ -151,7 +153,7 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
     : sql`(select ${statuses.id} from ${statuses} where ${statuses.workspaceId} = ${workspaceId} and (${statuses.id} = ${param('status')} or lower(${statuses.name}) = lower(${param('status')})) limit 1)`
   const labelId = filters.label === undefined ? undefined
     : sql`(select ${labels.id} from ${labels} where ${labels.workspaceId} = ${workspaceId} and ${labels.slug} = ${param('label')})`
-  const query = filters.q ? sql`websearch_to_tsquery('english', ${param('q')})` : undefined
+  const query = filters.q ? sql`(select chorus_search_query(${param('q')}))` : undefined
 
   const conditions: SQL[] = [sql`${posts.boardId} = ${boardId}`, sql`${posts.mergedIntoId} is null`]
   if (statusId) conditions.push(sql`${posts.statusId} = ${statusId}`)
@@ -258,7 +260,7 @@ export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[
  * else newest first: the public search behind duplicate suggestions. One query; `total` is exact.
  */
 export async function searchPosts(db: Db | Tx, workspaceId: string, filters: { q?: string; verified?: boolean }, page: Page) {
-  const query = filters.q ? sql`websearch_to_tsquery('english', ${filters.q})` : undefined
+  const query = filters.q ? sql`(select chorus_search_query(${filters.q}))` : undefined
   const unverified = isUnverifiedEndUser(posts.authorEndUserId)
   const where = and(eq(posts.workspaceId, workspaceId), eq(boards.isPrivate, false), sql`${posts.mergedIntoId} is null`,
     query && sql`${posts.search} @@ ${query}`, filters.verified === undefined ? undefined : filters.verified ? sql`not ${unverified}` : unverified)

@@ -4,6 +4,7 @@ import { compiled } from '../../db/compiled.ts'
 import { members, postLabels, posts, statusChanges, votes, workspaces } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
+import { detectLanguage, type Language } from '../../lib/language.ts'
 import { stripBidiControls } from '../../lib/text.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../../events/outbox.ts'
@@ -11,12 +12,15 @@ import { authorColumns, resolveActor, teamAuthor, type FeedbackCaller, type OnBe
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
 import { applyFactors, recordScoreChanged } from '../scoring/service.ts'
+import { suggestDuplicatesQuietly } from '../duplicates/service.ts'
 
 export interface PostInput extends OnBehalf {
   title: string
   body?: string
   labels?: string[]
   status?: string
+  /** From the writer's `locale` or `Content-Language` (lib/language.ts); detected from the text when absent. */
+  language?: Language
 }
 
 /** A change the service makes on its own, e.g. when the connected tracker reports an issue done. */
@@ -41,7 +45,7 @@ const param = sql.placeholder
 const insertPost = compiled('insert_post', (db) => db.insert(posts).values({
   id: param('id'), workspaceId: param('workspaceId'), boardId: param('boardId'), title: param('title'), body: param('body'), statusId: param('statusId'),
   authorUserId: param('authorUserId'), authorEndUserId: param('authorEndUserId'), authorKeyId: param('authorKeyId'), authorName: param('authorName'),
-  labelIds: param('labelIds'),
+  labelIds: param('labelIds'), language: param('language'),
 }))
 const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(statusChanges).values({
   id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
@@ -61,7 +65,8 @@ async function authorVotes(tx: Tx, workspaceId: string) {
  * a sibling's failure had already rolled the transaction back.
  */
 export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput) {
-  return db.transaction(async (tx) => {
+  let labelIds: string[] = []
+  const created = await db.transaction(async (tx) => {
     const [board, status, labelRows] = await Promise.all([
       findBoard(tx, workspaceId, boardSlug),
       resolveStatus(tx, workspaceId, input.status),
@@ -75,7 +80,8 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const firstVote = caller.kind === 'end_user' && actor.kind === 'end_user' && (await authorVotes(tx, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
     const written = await Promise.all([
       // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
-      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort() }),
+      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort(),
+        language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`) }),
       labelRows.length ? tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id }))).execute() : undefined,
       insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) }),
       firstVote ? tx.insert(votes).values({ id: firstVote.id, workspaceId, postId: id, endUserId: firstVote.endUserId }).execute() : undefined,
@@ -85,8 +91,12 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const post = written[5]
     await recordEvent(tx, workspaceId, 'post.created', { post })
     if (firstVote) await recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 })
+    labelIds = labelRows.map((label) => label.id)
     return post
   })
+  // After the commit, in its own transaction: a failure here leaves the post as it is (duplicates/service.ts).
+  await suggestDuplicatesQuietly(db, workspaceId, { ...created, labelIds })
+  return created
 }
 
 export interface PostChanges {
@@ -100,6 +110,8 @@ export interface PostChanges {
   status_message?: string
   /** Scoring inputs to set (number) or clear (null): docs/demand.md#scores. */
   factors?: Record<string, number | null>
+  /** A correction of the detected language; an edit of the title or body keeps the language. */
+  language?: Language
 }
 
 /** Applies the changes; a status change is kept as history and raises `status.changed` besides `post.updated`. */
@@ -120,6 +132,7 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
       ...(status && { statusId: status.id }),
       ...(board && { boardId: board.id }),
       ...(changes.owner_user_id !== undefined && { ownerUserId: changes.owner_user_id }),
+      ...(changes.language !== undefined && { language: changes.language }),
       updatedAt: sql`now()`,
     }).where(eq(posts.id, postId))
     const scored = changes.factors !== undefined ? await applyFactors(tx, workspaceId, postId, changes.factors, changedBy(caller)) : undefined

@@ -19,7 +19,7 @@ import { ROADMAP_KINDS } from './model.ts'
 const notMerged = isNull(posts.mergedIntoId)
 const publicBoard = eq(boards.isPrivate, false)
 
-async function findWorkspace(db: Db, slug: string) {
+export async function findWorkspace(db: Db, slug: string) {
   const [workspace] = await db.select().from(workspaces).where(eq(workspaces.slug, slug))
   if (!workspace) throw notFound('Workspace')
   return workspace

@@ -1,0 +1,116 @@
+// The duplicate-suggestion queue: what a new post's similar candidates above the threshold become, and
+// what the team does with them (accept = merge, dismiss = never again for that pair).
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.ts'
+import { duplicateSuggestions, posts } from '../../db/schema/index.ts'
+import { conflict, notFound } from '../../errors.ts'
+import { recordEvent } from '../../events/outbox.ts'
+import { newId } from '../../lib/ids.ts'
+import { envelope, type Page } from '../../lib/paging.ts'
+import type { Language } from '../../lib/language.ts'
+import { findPosts, getPost } from '../posts/queries.ts'
+import { similarPosts } from './similarity.ts'
+
+/** A candidate scoring this much or more is stored as a suggestion (tuned on test/fixtures/duplicates; docs/duplicates.md). */
+export const SUGGESTION_THRESHOLD = 0.4
+/** At most this many suggestions per new post. */
+export const SUGGESTIONS_PER_POST = 3
+
+interface NewPost { id: string; title: string; body: string; language: Language; board_id: string; labelIds?: string[] }
+
+/**
+ * Stores the new post's best candidates above the threshold and raises `post.duplicate_suggested` for
+ * each, in one transaction. A pair stored before (suggested, accepted or dismissed) is skipped by the
+ * pair's unique index, so a dismissed pair never comes back.
+ */
+export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPost) {
+  const found = await similarPosts(db, workspaceId, { title: post.title, body: post.body, language: post.language, boardId: post.board_id, labelIds: post.labelIds },
+    { excludeId: post.id, limit: SUGGESTIONS_PER_POST })
+  const above = found.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD)
+  if (!above.length) return []
+  return db.transaction(async (tx) => {
+    const stored = []
+    for (const candidate of above) {
+      const [row] = await tx.insert(duplicateSuggestions)
+        .values({ id: newId('duplicateSuggestion'), workspaceId, postId: post.id, candidateId: candidate.postId, score: candidate.score, reasons: candidate.reasons })
+        .onConflictDoNothing().returning()
+      if (!row) continue
+      const suggestion = await renderSuggestion(tx, workspaceId, row)
+      await recordEvent(tx, workspaceId, 'post.duplicate_suggested', { suggestion })
+      stored.push(suggestion)
+    }
+    return stored
+  })
+}
+
+/** The suggestion step after a post is created: its failure never fails the create (the post is already committed). */
+export async function suggestDuplicatesQuietly(db: Db, workspaceId: string, post: NewPost) {
+  try {
+    await suggestDuplicates(db, workspaceId, post)
+  } catch (error) {
+    // The service has no logger of its own; the line has the shape of server/lib/log.ts's.
+    console.error(JSON.stringify({ level: 'error', msg: 'duplicate suggestion step failed', postId: post.id, error: String(error) }))
+  }
+}
+
+type SuggestionRow = typeof duplicateSuggestions.$inferSelect
+
+async function renderSuggestion(db: Db | Tx, workspaceId: string, row: SuggestionRow) {
+  const [post, candidate] = await Promise.all([getPost(db, workspaceId, row.postId), getPost(db, workspaceId, row.candidateId)])
+  return toSuggestion(row, post, candidate)
+}
+
+function toSuggestion(row: SuggestionRow, post: Awaited<ReturnType<typeof getPost>>, candidate: Awaited<ReturnType<typeof getPost>>) {
+  return {
+    id: row.id, post, candidate, score: row.score, reasons: row.reasons, status: row.status,
+    created_at: row.createdAt.toISOString(), decided_at: row.decidedAt?.toISOString() ?? null,
+  }
+}
+
+/** Open suggestions whose two posts are both still unmerged, newest first; two queries whatever the page size. */
+export async function listSuggestions(db: Db, workspaceId: string, page: Page) {
+  const bothOpen = and(eq(duplicateSuggestions.workspaceId, workspaceId), eq(duplicateSuggestions.status, 'open'),
+    sql`not exists (select 1 from ${posts} p where p.id in (${duplicateSuggestions.postId}, ${duplicateSuggestions.candidateId}) and p.merged_into_id is not null)`)
+  const rows = await db.select({ row: duplicateSuggestions, total: sql<number>`count(*) over ()`.mapWith(Number) }).from(duplicateSuggestions)
+    .where(bothOpen).orderBy(desc(duplicateSuggestions.createdAt), desc(duplicateSuggestions.id)).limit(page.perPage).offset(page.offset)
+  const ids = [...new Set(rows.flatMap(({ row }) => [row.postId, row.candidateId]))]
+  const rendered = ids.length ? await findPosts(db, and(eq(posts.workspaceId, workspaceId), inArray(posts.id, ids)), [], ids.length) : []
+  const byId = new Map(rendered.map((post) => [post.id, post]))
+  return envelope(rows.map(({ row }) => toSuggestion(row, byId.get(row.postId)!, byId.get(row.candidateId)!)), page, rows[0]?.total ?? 0)
+}
+
+async function openSuggestion(tx: Tx, workspaceId: string, id: string) {
+  const [row] = await tx.select().from(duplicateSuggestions)
+    .where(and(eq(duplicateSuggestions.id, id), eq(duplicateSuggestions.workspaceId, workspaceId))).for('update')
+  if (!row) throw notFound('Duplicate suggestion')
+  if (row.status !== 'open') throw conflict(`This suggestion was already ${row.status}`)
+  return row
+}
+
+/** Accept: the newer post is merged into the candidate by the merge service (votes de-duplicated by voter, comments moved). */
+export async function acceptSuggestion(db: Db, workspaceId: string, id: string, merge: (sourceId: string, intoId: string) => Promise<unknown>) {
+  const row = await db.transaction((tx) => openSuggestion(tx, workspaceId, id))
+  await merge(row.postId, row.candidateId)
+  const [decided] = await db.update(duplicateSuggestions).set({ status: 'accepted', decidedAt: sql`now()` })
+    .where(and(eq(duplicateSuggestions.id, id), eq(duplicateSuggestions.status, 'open'))).returning()
+  if (!decided) throw conflict('This suggestion was decided meanwhile')
+  return renderSuggestion(db, workspaceId, decided)
+}
+
+/** Dismiss: the pair stays stored as dismissed, so neither post is suggested for the other again. */
+export async function dismissSuggestion(db: Db, workspaceId: string, id: string) {
+  const decided = await db.transaction(async (tx) => {
+    await openSuggestion(tx, workspaceId, id)
+    const [row] = await tx.update(duplicateSuggestions).set({ status: 'dismissed', decidedAt: sql`now()` }).where(eq(duplicateSuggestions.id, id)).returning()
+    return row!
+  })
+  return renderSuggestion(db, workspaceId, decided)
+}
+
+/** Candidates rendered as posts (public or team view), for the similar routes and the MCP tool. */
+export async function similarItems(db: Db | Tx, workspaceId: string, found: { postId: string; score: number; reasons: string[] }[], publicView: boolean) {
+  if (!found.length) return []
+  const rendered = await findPosts(db, and(eq(posts.workspaceId, workspaceId), inArray(posts.id, found.map((item) => item.postId)), isNull(posts.mergedIntoId)), [], found.length, publicView)
+  const byId = new Map(rendered.map((post) => [post.id, post]))
+  return found.filter((item) => byId.has(item.postId)).map((item) => ({ post: byId.get(item.postId)!, score: item.score, reasons: item.reasons }))
+}

@@ -1,0 +1,200 @@
+// Issue 36: posts in every language, similar posts for a post and for a draft, the duplicate-suggestion queue.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { and, eq } from 'drizzle-orm'
+import { duplicateSuggestions, events, posts, votes } from '../../server/db/schema/index.ts'
+import { suggestDuplicates } from '../../server/modules/duplicates/service.ts'
+import { detectLanguage } from '../../server/lib/language.ts'
+import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { freshRateWindow, startHarness, type Harness } from '../helpers/harness.ts'
+
+const LIMIT = 40
+let h: Harness
+let ws: WorkspaceFixture
+let other: WorkspaceFixture
+let key: string
+beforeAll(async () => {
+  h = await startHarness({ RATE_LIMIT_PER_IP: String(LIMIT) })
+  ws = await workspaceFixture(h)
+  other = await workspaceFixture(h)
+  await boardFixture(h, ws.id, 'ideas')
+  await boardFixture(h, ws.id, 'secret', true)
+  await boardFixture(h, other.id, 'ideas')
+  key = await ws.key()
+}, 180_000)
+afterAll(() => h.close())
+
+const api = () => h.client({ authorization: `Bearer ${key}` })
+const create = async (title: string, body = '', extra: Record<string, unknown> = {}, headers: Record<string, string> = {}, board = 'ideas') => {
+  const res = await api().post(`/api/v1/boards/${board}/posts`, { title, body, ...extra }, { headers })
+  expect(res.status).toBe(201)
+  return res.body as { id: string; language: string; title: string }
+}
+const search = async (q: string) => {
+  const res = await api().get(`/api/v1/boards/ideas/posts?q=${encodeURIComponent(q)}`)
+  expect(res.status).toBe(200)
+  return (res.body.items as { id: string }[]).map((item) => item.id)
+}
+
+describe('languages', () => {
+  test('the language comes from locale, then Content-Language, then detection; each is stored and searchable in its own words', async () => {
+    const de = await create('Größere Schrift in den Einstellungen', 'Die Schrift ist für unsere Kollegen zu klein, bitte einstellbar machen')
+    const fr = await create('Rappels', 'x', { locale: 'fr-CA' })
+    const es = await create('Copias de seguridad automáticas', 'cada día', {}, { 'content-language': 'es-ES, en' })
+    const ja = await create('ダークモードに対応してほしい', '夜に作業すると画面が明るすぎます')
+    const ar = await create('إضافة الوضع الليلي', 'الشاشة ساطعة جدا في الليل')
+    const he = await create('מצב כהה לאפליקציה', 'המסך בהיר מדי בלילה')
+    expect([de.language, fr.language, es.language, ja.language, ar.language, he.language]).toEqual(['de', 'fr', 'es', 'ja', 'ar', 'he'])
+    const [row] = await h.db.select({ language: posts.language }).from(posts).where(eq(posts.id, de.id))
+    expect(row!.language).toBe('de')
+    // German stems without accents, Spanish stems, Japanese bigrams, Arabic and Hebrew words.
+    expect(await search('grosse Schriften')).toEqual([de.id])
+    expect(await search('Größe')).toEqual([de.id])
+    expect(await search('copia automatica')).toEqual([es.id])
+    expect(await search('ダークモード')).toEqual([ja.id])
+    expect(await search('الليلي')).toEqual([ar.id])
+    expect(await search('כהה')).toEqual([he.id])
+    // The team corrects a language; the search index follows.
+    const fixed = await api().patch(`/api/v1/posts/${fr.id}`, { language: 'en' })
+    expect(fixed.status).toBe(200)
+    expect(fixed.body.language).toBe('en')
+    expect((await api().patch(`/api/v1/posts/${fr.id}`, { language: 'xx' })).status).toBe(422)
+  })
+
+  test('detection is a documented heuristic: scripts first, then function words and letters; nothing to go on is English', () => {
+    expect(detectLanguage('Please add a dark mode to the app')).toBe('en')
+    expect(detectLanguage('Bitte einen dunklen Modus für die App')).toBe('de')
+    expect(detectLanguage("Ajouter un mode sombre pour l'application")).toBe('fr')
+    expect(detectLanguage('Añadir un modo oscuro para la aplicación')).toBe('es')
+    expect(detectLanguage('Slack ダークモード')).toBe('ja')
+    expect(detectLanguage('😀 1234 !!')).toBe('en')
+  })
+
+  test('tsquery and SQL syntax, emoji, RTL marks and mixed scripts in q are a sane answer, never a 500', async () => {
+    for (const q of ["!", ':*', '&', '|', "'", '"', '""', "dark' | 'mode", '!(dark) & :*', "'; drop table posts; --", '😀😀', '\u200f\u202e', 'Dark ダーク אור', '-', 'or', '<->']) {
+      const res = await api().get(`/api/v1/boards/ideas/posts?q=${encodeURIComponent(q)}`)
+      expect(res.status).toBe(200)
+      const pub = await h.client().get(`/api/v1/public/${ws.slug}/posts?q=${encodeURIComponent(q)}`)
+      expect(pub.status).toBe(200)
+    }
+  })
+})
+
+describe('similar posts', () => {
+  test('GET /posts/{id}/similar ranks candidates with a score and reasons, leaving out the post itself', async () => {
+    const original = await create('Export invoices to Excel', 'Our accountant needs every invoice in an Excel spreadsheet')
+    const unrelated = await create('Gantt chart view', 'Plan projects on a timeline')
+    const dup = await create('Excel export of invoices', 'Download the invoices as a spreadsheet for accounting')
+    const res = await api().get(`/api/v1/posts/${dup.id}/similar?limit=3`)
+    expect(res.status).toBe(200)
+    // Read before toMatchObject: bun's toMatchObject leaves its asymmetric matchers in the object it checked.
+    const best = res.body.items[0]
+    expect(best.score).toBeGreaterThan(0.4)
+    expect(best.score).toBeLessThanOrEqual(1)
+    expect(best.post).toMatchObject({ id: original.id, title: 'Export invoices to Excel' })
+    expect(res.body.items[0].reasons).toEqual(expect.arrayContaining([expect.stringMatching(/^shared terms: .*excel/), 'same board']))
+    expect(res.body.items.map((item: { post: { id: string } }) => item.post.id)).not.toContain(dup.id)
+    expect(res.body.items.map((item: { post: { id: string } }) => item.post.id)).not.toContain(unrelated.id)
+    // Deterministic: the same data, the same answer.
+    expect((await api().get(`/api/v1/posts/${dup.id}/similar?limit=3`)).body).toEqual(res.body)
+  })
+
+  test('errors: unknown or foreign post 404, bad limit 422, no credential 401, a key without posts:read 403', async () => {
+    const post = await create('Some post about webhooks', 'retries')
+    expect((await api().get('/api/v1/posts/post_nope/similar')).status).toBe(404)
+    const foreign = await h.client({ authorization: `Bearer ${await other.key()}` }).get(`/api/v1/posts/${post.id}/similar`)
+    expect(foreign.status).toBe(404)
+    expect((await api().get(`/api/v1/posts/${post.id}/similar?limit=0`)).status).toBe(422)
+    expect((await api().get(`/api/v1/posts/${post.id}/similar?limit=21`)).status).toBe(422)
+    expect((await h.client().get(`/api/v1/posts/${post.id}/similar`)).status).toBe(401)
+    const labelsOnly = await ws.key(['labels:read'])
+    expect((await h.client({ authorization: `Bearer ${labelsOnly}` }).get(`/api/v1/posts/${post.id}/similar`)).status).toBe(403)
+  })
+
+  test('POST /public/{slug}/similar: a draft against public boards only, as the public sees posts; bad drafts are 422 or empty, never 500', async () => {
+    const visible = await create('Offline mode for the tablet app', 'Technicians work without network')
+    const hidden = await create('Offline mode for the tablet app (internal)', 'Technicians work without network', {}, {}, 'secret')
+    const res = await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'Tablet app offline', body: 'no network on site' })
+    expect(res.status).toBe(200)
+    const ids = res.body.items.map((item: { post: { id: string } }) => item.post.id)
+    expect(ids).toContain(visible.id)
+    expect(ids).not.toContain(hidden.id)
+    expect(res.body.items.find((item: { post: { id: string } }) => item.post.id === visible.id).post.owner_user_id).toBeNull()
+    expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: '' })).status).toBe(422)
+    expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, {})).status).toBe(422)
+    expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'x', body: 'a'.repeat(20_001) })).status).toBe(422)
+    expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'x', extra: 1 })).status).toBe(422)
+    expect((await h.client().post('/api/v1/public/no-such-workspace/similar', { title: 'Offline' })).status).toBe(404)
+    for (const draft of [{ title: 'offline', body: 'word '.repeat(4000) }, { title: '😀🙈' }, { title: '\u200f\u202eoffline\u202c' }, { title: "'; :* & ! | <-> \"" }, { title: 'Offline オフライン وضع מצב' }]) {
+      const answer = await h.client().post(`/api/v1/public/${ws.slug}/similar`, draft)
+      expect(answer.status).toBe(200)
+      expect(Array.isArray(answer.body.items)).toBe(true)
+    }
+  })
+
+  test('the public draft form is rate limited per IP', async () => {
+    await freshRateWindow()
+    const client = h.client({ 'x-forwarded-for': '203.0.113.77' })
+    let limited = 0
+    for (let i = 0; i <= LIMIT; i++) if ((await client.post(`/api/v1/public/${ws.slug}/similar`, { title: 'rate' })).status === 429) limited++
+    expect(limited).toBeGreaterThan(0)
+  })
+})
+
+describe('suggestion queue', () => {
+  test('a new post stores its candidates above the threshold and raises post.duplicate_suggested; dismiss is for good', async () => {
+    const original = await create('Sync due dates with Google Calendar', 'Deadlines should appear in my Google Calendar')
+    const dup = await create('Google Calendar sync for deadlines', 'Show due dates in Google Calendar automatically')
+    const list = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
+    expect(list.status).toBe(200)
+    const suggestion = list.body.items.find((item: { post: { id: string } }) => item.post.id === dup.id)
+    expect(suggestion.id).toMatch(/^dup_/)
+    expect(suggestion.candidate.id).toBe(original.id)
+    expect([suggestion.status, suggestion.decided_at]).toEqual(['open', null])
+    const raised = await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'post.duplicate_suggested')))
+    expect(raised.some((event) => (event.data as { suggestion: { id: string } }).suggestion.id === suggestion.id)).toBe(true)
+
+    const dismissed = await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/dismiss`)
+    expect(dismissed.status).toBe(200)
+    expect(dismissed.body).toMatchObject({ status: 'dismissed', decided_at: expect.any(String) })
+    expect((await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/dismiss`)).status).toBe(409)
+    expect((await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/accept`)).status).toBe(409)
+    // Looking again for the same pair, either way round, stores nothing.
+    const [row] = await h.db.select().from(posts).where(eq(posts.id, original.id))
+    const again = await suggestDuplicates(h.db, ws.id, { id: original.id, title: row!.title, body: row!.body, language: 'en', board_id: row!.boardId })
+    expect(again.map((item) => item.candidate.id)).not.toContain(dup.id)
+    expect(await h.db.select().from(duplicateSuggestions).where(eq(duplicateSuggestions.postId, original.id))).toHaveLength(0)
+    const open = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
+    expect(open.body.items.map((item: { id: string }) => item.id)).not.toContain(suggestion.id)
+  })
+
+  test('accept merges the newer post into its candidate, with voters de-duplicated', async () => {
+    const original = await create('Two-factor authentication with an authenticator app', 'Protect accounts with TOTP codes')
+    const dup = await create('Authenticator app for two-factor login', 'TOTP two-factor authentication please')
+    for (const email of ['both@customer.example', 'one@customer.example']) await api().post(`/api/v1/posts/${dup.id}/votes`, { email })
+    await api().post(`/api/v1/posts/${original.id}/votes`, { email: 'both@customer.example' })
+    const list = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
+    const suggestion = list.body.items.find((item: { post: { id: string } }) => item.post.id === dup.id)
+    expect(suggestion.candidate.id).toBe(original.id)
+
+    const readOnly = await ws.key(['posts:read'])
+    expect((await h.client({ authorization: `Bearer ${readOnly}` }).post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/accept`)).status).toBe(403)
+    const foreign = await h.client({ authorization: `Bearer ${await other.key()}` }).post(`/api/v1/workspaces/${other.slug}/duplicate-suggestions/${suggestion.id}/accept`)
+    expect(foreign.status).toBe(404)
+    expect((await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/dup_nope/accept`)).status).toBe(404)
+
+    const accepted = await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/accept`)
+    expect(accepted.status).toBe(200)
+    expect(accepted.body).toMatchObject({ status: 'accepted', post: { id: dup.id, merged_into: original.id }, candidate: { id: original.id, votes: 2 } })
+    expect(await h.db.select().from(votes).where(eq(votes.postId, original.id))).toHaveLength(2)
+    expect((await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/accept`)).status).toBe(409)
+  })
+
+  test('the queue is per workspace and needs posts:read', async () => {
+    expect((await h.client().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)).status).toBe(401)
+    const otherList = await h.client({ authorization: `Bearer ${await other.key()}` }).get(`/api/v1/workspaces/${other.slug}/duplicate-suggestions`)
+    expect(otherList.status).toBe(200)
+    expect(otherList.body.items).toEqual([])
+    const wrongSlug = await api().get(`/api/v1/workspaces/${other.slug}/duplicate-suggestions`)
+    expect([403, 404]).toContain(wrongSlug.status)
+  })
+})
