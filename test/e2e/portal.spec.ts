@@ -130,7 +130,9 @@ for (const javaScriptEnabled of [false, true]) {
       await expect(page).toHaveURL(/\/posts\/post_[0-9a-z]+\?done=posted&confirm=email$/)
       await expect(page.getByRole('status')).toHaveText('Thank you! Your idea is posted. We sent you an e-mail: click its link to confirm your address, so your feedback counts as yours.')
       await expect(page.getByRole('heading', { level: 1, name: 'Offline mode' })).toBeVisible()
-      await expect(page.getByRole('article').getByText(/· pat ·/)).toBeVisible()
+      // No part of the address is shown in public (docs/security.md#end-user-identity).
+      await expect(page.getByRole('article').getByText(/· Anonymous ·/)).toBeVisible()
+      await expect(page.getByRole('article').getByText(/pat/)).toHaveCount(0)
 
       // Signed in as that visitor, the forms no longer ask for the address.
       await expect(page.getByLabel('Your e-mail address')).toHaveCount(0)
