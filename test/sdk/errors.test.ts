@@ -35,7 +35,7 @@ async function caught(promise: Promise<unknown>): Promise<ChorusError> {
 
 describe('typed errors from the real server', () => {
   test('a successful call returns the typed body', async () => {
-    expect((await chorus.health()) as unknown).toEqual({ status: 'ok', version: '1.0.0', server_version: '0.1.0', database: 'ok' })
+    expect((await chorus.health()) as unknown).toEqual({ status: 'ok', version: '1.0.0', server_version: '0.1.0', database: 'ok', background: 'off' })
   })
 
   test('404 on an unknown path is a NotFoundError with code, request id and detail', async () => {
