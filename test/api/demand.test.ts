@@ -253,6 +253,12 @@ describe('demand', () => {
     const hidden = await asMember(`/api/v1/posts/${postB}`)
     expect(hidden.body.demand).toEqual({ voters: 4, verified_voters: 3, companies: 1, mrr: null, weighted: 11 })
     expect((await asMember('/api/v1/boards/ideas/posts')).body.items.every((p: any) => p.demand.mrr === null)).toBe(true)
+    // The team inbox follows the same rule (it is built from the same post responses).
+    const inbox = await asMember(`/api/v1/workspaces/${ws.slug}/inbox`)
+    expect(inbox.status).toBe(200)
+    expect(inbox.body.items.length).toBeGreaterThan(0)
+    expect(inbox.body.items.every((p: any) => p.demand.mrr === null)).toBe(true)
+    expect((await ws.owner.get(`/api/v1/workspaces/${ws.slug}/inbox`)).body.items.some((p: any) => p.demand.mrr === BIG)).toBe(true)
     expect((await asMember('/api/v1/boards/ideas/posts?sort=mrr')).status).toBe(403)
     expect((await asMember('/api/v1/boards/ideas/posts?min_mrr=1')).status).toBe(403)
     expect((await asMember(`/api/v1/workspaces/${ws.slug}/companies/big-co`)).body.mrr).toBeNull()

@@ -4,7 +4,9 @@ import { forbidden } from '../../errors.ts'
 import { readPage } from '../../lib/paging.ts'
 import { WorkspaceSlugParams } from '../../lib/schema.ts'
 import { authPlugin, type WorkspaceContext } from '../../plugins/auth.ts'
+import { canSeeRevenue } from '../companies/demand.ts'
 import { verifiedFilter } from '../posts/model.ts'
+import { withoutRevenue } from '../posts/queries.ts'
 import { bulkChange } from './bulk.ts'
 import { BulkRequest, BulkResult, InboxPage, InboxQuery, ReadStateResult, ReadStateUpdate, SavedView, SavedViewCreate, SavedViewList, SavedViewUpdate, ViewParams } from './model.ts'
 import { listInbox } from './queries.ts'
@@ -23,7 +25,11 @@ export const inboxFilters = (query: typeof InboxQuery.static) => ({ ...query, un
 export const inboxModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/workspaces/:workspace_slug' })
     .use(authPlugin(ctx))
-    .get('/inbox', (context) => listInbox(ctx.db, { workspaceId: context.workspace.id, userId: readerId(context) }, inboxFilters(context.query), readPage(context.query)), {
+    .get('/inbox', async (context) => {
+      const page = await listInbox(ctx.db, { workspaceId: context.workspace.id, userId: readerId(context) }, inboxFilters(context.query), readPage(context.query))
+      // The same revenue rule as the board lists (docs/demand.md): figures a caller may not read are null.
+      return canSeeRevenue(context.workspace, context.caller, context.member) ? page : { ...page, items: page.items.map(withoutRevenue) }
+    }, {
       params: WorkspaceSlugParams,
       query: InboxQuery,
       workspace: { scope: 'posts:read' },
