@@ -29,6 +29,16 @@ export function canSeeRevenue(workspace: Pick<Workspace, 'settings'>, caller: Ca
   return demandSettings(workspace).revenue_visible_to === 'member' || member.role !== 'member'
 }
 
+/** The response for a caller who may not read revenue (docs/demand.md#who-sees-revenue): `demand.mrr` null. */
+export function withoutRevenue<T extends { demand?: { mrr: number | null } }>(post: T): T {
+  return post.demand ? { ...post, demand: { ...post.demand, mrr: null } } : post
+}
+
+/** The team's view of posts for one caller, for every route that answers posts (lists, reads, the inbox, a company's page). */
+export function revenueView(workspace: Pick<Workspace, 'settings'>, caller: Caller, member: Member | null) {
+  return canSeeRevenue(workspace, caller, member) ? <T>(post: T) => post : withoutRevenue
+}
+
 /**
  * Merges the change into `settings.demand`. A new currency, weight or default weight changes what every
  * post's demand counts, so the workspace's posts are recounted from their votes in the same transaction.

@@ -3,8 +3,7 @@ import type { AppContext } from '../../context.ts'
 import { readPage } from '../../lib/paging.ts'
 import { WorkspaceSlugParams } from '../../lib/schema.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { withoutRevenue } from '../posts/queries.ts'
-import { canSeeRevenue, demandSettings, updateDemandSettings } from './demand.ts'
+import { canSeeRevenue, demandSettings, revenueView, updateDemandSettings } from './demand.ts'
 import { CompanyDetail, CompanyListQuery, CompanyPage, CompanyParams, CompanyPut, CompanyResponse, DemandSettings, DemandSettingsUpdate } from './model.ts'
 import * as companies from './service.ts'
 
@@ -45,7 +44,7 @@ export const companiesModule = (ctx: AppContext) =>
       const { company, users } = await companies.companyWithUsers(ctx.db, workspace.id, params.company_id)
       const revenue = canSeeRevenue(workspace, caller, member)
       const activity = await companies.companyActivity(ctx.db, company)
-      const view = <T extends { demand?: { mrr: number | null } }>(post: T) => (revenue ? post : withoutRevenue(post))
+      const view = revenueView(workspace, caller, member)
       return { ...companies.toCompanyResponse(company, users, revenue), requested: activity.requested.map(view), voted: activity.voted.map(view) }
     }, {
       params: CompanyParams,

@@ -4,9 +4,8 @@ import { forbidden } from '../../errors.ts'
 import { readPage } from '../../lib/paging.ts'
 import { WorkspaceSlugParams } from '../../lib/schema.ts'
 import { authPlugin, type WorkspaceContext } from '../../plugins/auth.ts'
-import { canSeeRevenue } from '../companies/demand.ts'
+import { revenueView } from '../companies/demand.ts'
 import { verifiedFilter } from '../posts/model.ts'
-import { withoutRevenue } from '../posts/queries.ts'
 import { bulkChange } from './bulk.ts'
 import { BulkRequest, BulkResult, InboxPage, InboxQuery, ReadStateResult, ReadStateUpdate, SavedView, SavedViewCreate, SavedViewList, SavedViewUpdate, ViewParams } from './model.ts'
 import { listInbox } from './queries.ts'
@@ -28,7 +27,7 @@ export const inboxModule = (ctx: AppContext) =>
     .get('/inbox', async (context) => {
       const page = await listInbox(ctx.db, { workspaceId: context.workspace.id, userId: readerId(context) }, inboxFilters(context.query), readPage(context.query))
       // The same revenue rule as the board lists (docs/demand.md): figures a caller may not read are null.
-      return canSeeRevenue(context.workspace, context.caller, context.member) ? page : { ...page, items: page.items.map(withoutRevenue) }
+      return { ...page, items: page.items.map(revenueView(context.workspace, context.caller, context.member)) }
     }, {
       params: WorkspaceSlugParams,
       query: InboxQuery,

@@ -3,16 +3,13 @@ import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
 import { readPage } from '../../lib/paging.ts'
 import { forbidden } from '../../errors.ts'
-import { canSeeRevenue } from '../companies/demand.ts'
+import { canSeeRevenue, revenueView } from '../companies/demand.ts'
 import { BoardPostsParams, PostCreate, PostIdParams, PostListResponse, PostMerge, PostMergeResult, PostResponse, PostUpdate, TeamPostListQuery, verifiedFilter } from './model.ts'
-import { getPost, listPosts, withoutRevenue } from './queries.ts'
+import { getPost, listPosts } from './queries.ts'
 import { writerLanguage } from '../../lib/language.ts'
 import * as posts from './service.ts'
 
 const tags = ['Posts']
-type RevenueContext = Parameters<typeof canSeeRevenue>
-/** The team's view of a post for this caller: `demand.mrr` null where the workspace hides revenue from them. */
-const forCaller = <T extends { demand?: { mrr: number | null } }>(post: T, ...who: RevenueContext) => (canSeeRevenue(...who) ? post : withoutRevenue(post))
 const DEMAND = ' Team reads carry `demand` (verified votes only, docs/demand.md), `score` and `factors`; `demand.mrr` is null for a member when the workspace shows revenue to admins only, and for keys without `companies:read`.'
 
 export const postsModule = (ctx: AppContext) =>
@@ -24,7 +21,7 @@ export const postsModule = (ctx: AppContext) =>
       // An order or a threshold by revenue would disclose it as surely as the figures.
       if (!revenue && (query.sort === 'mrr' || minMrr !== undefined)) throw forbidden('Revenue is hidden from you in this workspace: sort=mrr and min_mrr need it')
       const list = await listPosts(ctx.db, { workspace, board: params.board_slug }, { ...filters, minMrr, verified: verifiedFilter(query.verified) }, readPage(query))
-      return revenue ? list : { ...list, items: list.items.map(withoutRevenue) }
+      return { ...list, items: list.items.map(revenueView(workspace, caller, member)) }
     }, {
       params: BoardPostsParams,
       query: TeamPostListQuery,
@@ -43,13 +40,13 @@ export const postsModule = (ctx: AppContext) =>
       response: { 201: PostResponse },
       detail: { operationId: 'createPost', tags, summary: 'Create a post', description: 'With `email` or `end_user_id` the post is made on behalf of that end user (an unknown e-mail creates one); otherwise a key authors it under its name and a session under the member. Raises `post.created`.' },
     })
-    .get('/posts/:post_id', async ({ workspace, caller, member, params }) => forCaller(await getPost(ctx.db, workspace.id, params.post_id), workspace, caller, member), {
+    .get('/posts/:post_id', async ({ workspace, caller, member, params }) => revenueView(workspace, caller, member)(await getPost(ctx.db, workspace.id, params.post_id)), {
       params: PostIdParams,
       workspace: { scope: 'posts:read' },
       response: { 200: PostResponse },
       detail: { operationId: 'getPost', tags, summary: 'A post (merged posts show `merged_into`)', description: `With an API key (\`posts:read\`) or a dashboard session. A post merged into another is still returned, with \`merged_into\` set. A post of another workspace is 404 NOT_FOUND.${DEMAND}` },
     })
-    .patch('/posts/:post_id', async ({ workspace, caller, member, params, body }) => forCaller(await posts.updatePost(ctx.db, workspace.id, caller, params.post_id, body), workspace, caller, member), {
+    .patch('/posts/:post_id', async ({ workspace, caller, member, params, body }) => revenueView(workspace, caller, member)(await posts.updatePost(ctx.db, workspace.id, caller, params.post_id, body)), {
       params: PostIdParams,
       body: PostUpdate,
       workspace: { scope: 'posts:write' },
@@ -67,7 +64,8 @@ export const postsModule = (ctx: AppContext) =>
     })
     .post('/posts/:post_id/merge', async ({ workspace, caller, member, params, body }) => {
       const merged = await posts.mergePost(ctx.db, workspace.id, params.post_id, body.into_post_id)
-      return { post: forCaller(merged.post, workspace, caller, member), into: forCaller(merged.into, workspace, caller, member) }
+      const view = revenueView(workspace, caller, member)
+      return { post: view(merged.post), into: view(merged.into) }
     }, {
       params: PostIdParams,
       body: PostMerge,

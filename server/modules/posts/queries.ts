@@ -68,11 +68,6 @@ function toPostResponse(row: PostRow, publicView: boolean) {
 
 export type PostResponseBody = ReturnType<typeof toPostResponse>
 
-/** The response for a caller who may not read revenue (docs/demand.md#who-sees-revenue): `demand.mrr` null. */
-export function withoutRevenue<T extends { demand?: { mrr: number | null } }>(post: T): T {
-  return post.demand ? { ...post, demand: { ...post.demand, mrr: null } } : post
-}
-
 const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPostResponse(row, publicView))
 
 const byId = and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))
