@@ -2,7 +2,7 @@
 // fresh project as the README says, then import it with Node through the package's `exports` and
 // typecheck against its .d.ts.
 import { beforeAll, describe, expect, test } from 'bun:test'
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { json, startFakeApi } from '../helpers/fake-api.ts'
@@ -84,4 +84,34 @@ describe('npm pack', () => {
     const options = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', '--skipLibCheck']
     await run(['node', TSC, ...options, 'use.ts'], consumer)
   }, 30_000)
+
+  test('every TypeScript example of README.md and sdk/README.md compiles against the packed package', async () => {
+    // The names an example may use without declaring them, as the prose around it says.
+    const ambient: Record<string, string> = { chorus: 'Chorus', id: 'string', rawBody: 'string', request: 'Request' }
+    const blocks: { file: string, source: string }[] = []
+    for (const readme of ['README.md', 'sdk/README.md']) {
+      const text = await readFile(new URL(`../../${readme}`, import.meta.url), 'utf8')
+      for (const [, source] of text.matchAll(/```ts\n([\s\S]*?)```/g)) blocks.push({ file: `readme-${blocks.length}.ts`, source: source! })
+    }
+    expect(blocks.length).toBeGreaterThanOrEqual(6)
+    // What a consumer installs beside the SDK: Node's types (the examples read process.env) and, for
+    // the MCP example, the MCP SDK.
+    for (const scope of ['@modelcontextprotocol/sdk', '@types/node']) {
+      await mkdir(join(consumer, 'node_modules', scope, '..'), { recursive: true })
+      await symlink(new URL(`../../node_modules/${scope}`, import.meta.url).pathname, join(consumer, 'node_modules', scope)).catch(() => {})
+    }
+    for (const { file, source } of blocks) {
+      const undeclared = Object.entries(ambient).filter(([name]) => new RegExp(`\\b${name}\\b`).test(source) && !new RegExp(`((const|let|var|function)\\s+${name}\\b)|([(,]\\s*${name}\\s*:)`).test(source))
+      const prelude = undeclared.length ? `import type { Chorus as AmbientChorus } from '@chorus/sdk'\n${undeclared.map(([name, type]) => `declare const ${name}: ${type === 'Chorus' ? 'AmbientChorus' : type}`).join('\n')}\n` : ''
+      await writeFile(join(consumer, file), `${prelude}${source}\nexport {}\n`)
+    }
+    const options = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', '--skipLibCheck', '--types', 'node']
+    await run(['node', TSC, ...options, ...blocks.map((block) => block.file)], consumer)
+  }, 60_000)
+
+  test('nullable fields read `string | null` in the declarations, not `((string | null) | null) | null`', async () => {
+    const declarations = await readFile(join(consumer, 'node_modules/@chorus/sdk/dist/generated/openapi.d.ts'), 'utf8')
+    expect(declarations).toContain('last_used_at: string | null;')
+    expect(declarations).not.toContain('| null) | null')
+  })
 })

@@ -2813,7 +2813,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            last_used_at: ((string | null) | null) | null;
+            last_used_at: string | null;
             name: string;
             scopes: string[];
             /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
@@ -2859,7 +2859,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            last_used_at: ((string | null) | null) | null;
+            last_used_at: string | null;
             name: string;
             scopes: string[];
             /** @description `chorus_sk_` and the first 4 characters, to recognise the key */
@@ -2885,8 +2885,8 @@ export interface components {
          */
         Author: {
             /** @description Hidden (null) on public routes */
-            email: ((string | null) | null) | null;
-            id: ((string | null) | null) | null;
+            email: string | null;
+            id: string | null;
             name: string;
             /** @enum {string} */
             type: "member" | "end_user" | "api_key" | "team" | "deleted";
@@ -2920,7 +2920,7 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            description: ((string | null) | null) | null;
+            description: string | null;
             /** @example brd_0mi9x2k3aq1b2c3d4e5f6g7h8 */
             id: string;
             is_private: boolean;
@@ -2943,7 +2943,7 @@ export interface components {
          *     }
          */
         BoardCreate: {
-            description?: ((string | null) | null) | null;
+            description?: string | null;
             /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
             is_private?: boolean;
             name: string;
@@ -2957,7 +2957,7 @@ export interface components {
          *     }
          */
         BoardUpdate: {
-            description?: ((string | null) | null) | null;
+            description?: string | null;
             /** @description Private boards are hidden from the public portal and widget; members and API keys still see them */
             is_private?: boolean;
             name?: string;
@@ -2990,7 +2990,7 @@ export interface components {
             /** @description Merge every post into this one (it must not be among post_ids); alone, no other action */
             merge_into_post_id?: string;
             /** @description An active member, or null to unassign */
-            owner_user_id?: ((string | null) | null) | null;
+            owner_user_id?: string | null;
             /** @description 1 to 500 posts of the workspace */
             post_ids: string[];
             /** @description Label slugs to remove */
@@ -3018,10 +3018,10 @@ export interface components {
          */
         BulkPostsResult: {
             results: {
-                error: (({
+                error: {
                     code: string;
                     message: string;
-                } | null) | null) | null;
+                } | null;
                 ok: boolean;
                 post_id: string;
             }[];
@@ -3057,7 +3057,7 @@ export interface components {
              * @description Null for a draft
              * @example 2026-11-22T09:30:00.000Z
              */
-            published_at: ((string | null) | null) | null;
+            published_at: string | null;
             title: string;
             /**
              * Format: date-time
@@ -3085,7 +3085,7 @@ export interface components {
              * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.
              * @example 2026-11-22T09:30:00.000Z
              */
-            published_at?: ((string | null) | null) | null;
+            published_at?: string | null;
             /** @description The entry's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
             title: string;
         };
@@ -3133,7 +3133,7 @@ export interface components {
              * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.
              * @example 2026-11-22T09:30:00.000Z
              */
-            published_at?: ((string | null) | null) | null;
+            published_at?: string | null;
             /** @description The entry's heading. Bidirectional override, embedding and isolate characters (U+202A–U+202E, U+2066–U+2069) are removed before the title is stored; surrounding whitespace is trimmed. */
             title?: string;
         };
@@ -3204,7 +3204,7 @@ export interface components {
          */
         ChatChannelMapping: {
             /** @description null: every board */
-            board_slug: ((string | null) | null) | null;
+            board_slug: string | null;
             channel_id: string;
             /**
              * Format: date-time
@@ -3232,7 +3232,7 @@ export interface components {
          */
         ChatChannelMappingCreate: {
             /** @description Only events of this board; null or absent: every board */
-            board_slug?: ((string | null) | null) | null;
+            board_slug?: string | null;
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id: string;
             /** @description Event kinds to receive */
@@ -3247,7 +3247,7 @@ export interface components {
          */
         ChatChannelMappingUpdate: {
             /** @description Only events of this board; null or absent: every board */
-            board_slug?: ((string | null) | null) | null;
+            board_slug?: string | null;
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id?: string;
             /** @description Event kinds to receive */
@@ -3295,7 +3295,7 @@ export interface components {
             created_at: string;
             id: string;
             internal: boolean;
-            parent_id: ((string | null) | null) | null;
+            parent_id: string | null;
             post_id: string;
             /**
              * Format: date-time
@@ -3474,10 +3474,10 @@ export interface components {
             external_id: string;
             id: string;
             /** @description Minor units; null when the workspace shows revenue to admins only and the caller is a member */
-            mrr: ((number | null) | null) | null;
+            mrr: number | null;
             name: string;
-            plan: ((string | null) | null) | null;
-            seats: ((number | null) | null) | null;
+            plan: string | null;
+            seats: number | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -3519,12 +3519,12 @@ export interface components {
             external_id: string;
             id: string;
             /** @description Minor units; null when the workspace shows revenue to admins only and the caller is a member */
-            mrr: ((number | null) | null) | null;
+            mrr: number | null;
             name: string;
-            plan: ((string | null) | null) | null;
+            plan: string | null;
             /** @description Posts written by the company's end users, newest first (at most 100) */
             requested: components["schemas"]["Post"][];
-            seats: ((number | null) | null) | null;
+            seats: number | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -3592,8 +3592,8 @@ export interface components {
             /** @description Default: the external id on creation */
             name?: string;
             /** @description Your plan name; weighs votes when the workspace sets `plan_weights` */
-            plan?: ((string | null) | null) | null;
-            seats?: ((number | null) | null) | null;
+            plan?: string | null;
+            seats?: number | null;
         };
         /**
          * @example {
@@ -3826,9 +3826,9 @@ export interface components {
                 created_at: string;
                 /** @description The event id (evt_...) */
                 id: string;
-                post_id: ((string | null) | null) | null;
+                post_id: string | null;
                 /** @description The post's current title, or its title when the event was recorded if it is gone */
-                title: ((string | null) | null) | null;
+                title: string | null;
                 /** @description The event kind, e.g. post.created */
                 type: string;
             }[];
@@ -3862,7 +3862,7 @@ export interface components {
             /** @description Distinct companies among the verified voters */
             companies: number;
             /** @description The sum of those companies' MRR in minor units of the workspace's revenue currency, each company once; null for a member when the workspace shows revenue to admins only */
-            mrr: ((number | null) | null) | null;
+            mrr: number | null;
             /** @description Votes of members, keys' named end users, identified end users and confirmed e-mail addresses */
             verified_voters: number;
             /** @description Every vote (the same as `votes`) */
@@ -4023,7 +4023,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            decided_at: ((string | null) | null) | null;
+            decided_at: string | null;
             id: string;
             post: components["schemas"]["Post"];
             reasons: string[];
@@ -4156,17 +4156,17 @@ export interface components {
          *     }
          */
         EndUser: {
-            avatar_url: ((string | null) | null) | null;
+            avatar_url: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            email: ((string | null) | null) | null;
+            email: string | null;
             /** @description The `sub` of the customer's token */
-            external_id: ((string | null) | null) | null;
+            external_id: string | null;
             id: string;
-            name: ((string | null) | null) | null;
+            name: string | null;
             /** @description False for an anonymous e-mail identity whose owner has not clicked the confirmation link yet; identified (JWT) end users and those named by a member or key are verified */
             verified: boolean;
         };
@@ -4210,43 +4210,43 @@ export interface components {
             data: {
                 emailed: boolean;
                 end_user: {
-                    email: ((string | null) | null) | null;
-                    external_id: ((string | null) | null) | null;
+                    email: string | null;
+                    external_id: string | null;
                     id: string;
                     /** @description The language the news is (or would be) written in */
                     locale: string;
                 };
                 posts: {
                     /** @description The post was merged into this one, which they now follow */
-                    merged_into: (({
+                    merged_into: {
                         id: string;
                         title: string;
-                    } | null) | null) | null;
+                    } | null;
                     post: {
                         id: string;
                         title: string;
                     };
                     /** @description Public team replies */
                     replies: {
-                        author: (({
+                        author: {
                             name: string;
                             type: string;
-                        } | null) | null) | null;
+                        } | null;
                         body: string;
                         id: string;
                     }[];
                     /** @description The net status change of the batch */
-                    status: (({
-                        author: (({
+                    status: {
+                        author: {
                             /** @description The member's name, or the workspace's for an API key */
                             name: string;
                             /** @constant */
                             type: "team";
-                        } | null) | null) | null;
+                        } | null;
                         from: string;
-                        message: ((string | null) | null) | null;
+                        message: string | null;
                         to: string;
-                    } | null) | null) | null;
+                    } | null;
                 }[];
             };
             /** @description The event id; the same on every attempt, and sent as `webhook-id` */
@@ -4276,18 +4276,18 @@ export interface components {
          *     }
          */
         EndUserSession: {
-            avatar_url: ((string | null) | null) | null;
-            company: ((string | null) | null) | null;
+            avatar_url: string | null;
+            company: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            email: ((string | null) | null) | null;
+            email: string | null;
             /** @description The `sub` of the customer's token */
-            external_id: ((string | null) | null) | null;
+            external_id: string | null;
             id: string;
-            name: ((string | null) | null) | null;
+            name: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -4438,11 +4438,11 @@ export interface components {
          *     }
          */
         InboundEmailResult: {
-            comment_id: ((string | null) | null) | null;
+            comment_id: string | null;
             /** @enum {string} */
             outcome: "post" | "comment" | "duplicate" | "dropped";
-            post_id: ((string | null) | null) | null;
-            /** @enum {string|null|null} */
+            post_id: string | null;
+            /** @enum {string|null} */
             reason: "auto_submitted" | "auto_reply" | "list_mail" | "bounce" | "own_mail" | "no_sender" | "subscription_inactive" | null;
         };
         /**
@@ -4597,11 +4597,11 @@ export interface components {
             labels: string[];
             /** @enum {string} */
             language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
-            merged_into: ((string | null) | null) | null;
+            merged_into: string | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
-            owner_user_id: ((string | null) | null) | null;
+            owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
-            score?: ((number | null) | null) | null;
+            score?: number | null;
             /** @description Status name */
             status: string;
             status_id: string;
@@ -4610,7 +4610,7 @@ export interface components {
             title: string;
             tracker_issue: components["schemas"]["TrackerIssue"];
             /** @description For a member (session or OAuth token): true when the post is new to them or changed or got a comment since they last read it. Null for API keys */
-            unread: ((boolean | null) | null) | null;
+            unread: boolean | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -4658,13 +4658,13 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            connected_at: ((string | null) | null) | null;
+            connected_at: string | null;
             /** @description The provider's id of the connected team or organization */
-            external_id: ((string | null) | null) | null;
+            external_id: string | null;
             /** @description Its name, e.g. the Slack team name */
-            external_name: ((string | null) | null) | null;
+            external_name: string | null;
             /** @description `int_...`; null while not connected */
-            id: ((string | null) | null) | null;
+            id: string | null;
             /** @description A fresh OAuth `state` for (re)installing this provider, bound to the caller's session, this workspace and the provider; valid 10 minutes */
             oauth_state: string;
             /**
@@ -4675,22 +4675,22 @@ export interface components {
             /** @enum {string} */
             provider: "chat" | "tracker";
             /** @description The scopes the provider granted, as it lists them */
-            scopes: ((string | null) | null) | null;
+            scopes: string | null;
             /** @enum {string} */
             status: "connected" | "error" | "disconnected";
             /** @description Why the integration is in `error` */
-            status_reason: ((string | null) | null) | null;
+            status_reason: string | null;
             /**
              * Format: date-time
              * @description When the current access token expires (refreshed on demand before then); null for tokens that do not expire
              * @example 2026-11-22T09:30:00.000Z
              */
-            token_expires_at: ((string | null) | null) | null;
+            token_expires_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            updated_at: ((string | null) | null) | null;
+            updated_at: string | null;
         };
         /**
          * @example {
@@ -4770,7 +4770,7 @@ export interface components {
         JwtConfig: {
             /** @enum {string} */
             algorithm: "HS256" | "RS256" | "ES256" | "EdDSA";
-            audience: ((string | null) | null) | null;
+            audience: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -4778,14 +4778,14 @@ export interface components {
             created_at: string;
             /** @description An HS256 secret is set (its value is never shown again) */
             has_secret: boolean;
-            issuer: ((string | null) | null) | null;
-            jwks_url: ((string | null) | null) | null;
+            issuer: string | null;
+            jwks_url: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            previous_secret_expires_at: ((string | null) | null) | null;
-            public_key: ((string | null) | null) | null;
+            previous_secret_expires_at: string | null;
+            public_key: string | null;
             /** @description The HS256 secret (the HMAC key is its UTF-8 bytes). Only in the response that creates or rotates it */
             secret?: string;
             /**
@@ -4826,16 +4826,16 @@ export interface components {
             /** @enum {string} */
             algorithm?: "HS256" | "RS256" | "ES256" | "EdDSA";
             /** @description When set, the token's `aud` must equal it */
-            audience?: ((string | null) | null) | null;
+            audience?: string | null;
             /** @description When set, the token's `iss` must equal it */
-            issuer?: ((string | null) | null) | null;
+            issuer?: string | null;
             /**
              * Format: uri
              * @description HTTPS address of a JSON Web Key Set; fetched and cached (10 min)
              */
-            jwks_url?: ((string | null) | null) | null;
+            jwks_url?: string | null;
             /** @description SPKI PEM (`-----BEGIN PUBLIC KEY-----`) matching the algorithm */
-            public_key?: ((string | null) | null) | null;
+            public_key?: string | null;
         };
         /**
          * @example {
@@ -4856,7 +4856,7 @@ export interface components {
          *     }
          */
         Label: {
-            color: ((string | null) | null) | null;
+            color: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -4875,7 +4875,7 @@ export interface components {
          */
         LabelCreate: {
             /** @example #8b5cf6 */
-            color?: ((string | null) | null) | null;
+            color?: string | null;
             name: string;
             /** @description Derived from the name when absent: lowercased, accents dropped, other characters to single dashes */
             slug?: string;
@@ -4888,7 +4888,7 @@ export interface components {
          */
         LabelUpdate: {
             /** @example #8b5cf6 */
-            color?: ((string | null) | null) | null;
+            color?: string | null;
             name?: string;
             /** @example acme */
             slug?: string;
@@ -4930,13 +4930,13 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            invited_at: ((string | null) | null) | null;
+            invited_at: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            joined_at: ((string | null) | null) | null;
-            name: ((string | null) | null) | null;
+            joined_at: string | null;
+            name: string | null;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
             /** @enum {string} */
@@ -4991,7 +4991,7 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
-            /** @enum {string|null|null} */
+            /** @enum {string|null} */
             email_status: "pending" | "sent" | "failed" | null;
             event_id: string;
             event_type: string;
@@ -5000,7 +5000,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            sent_at: ((string | null) | null) | null;
+            sent_at: string | null;
             /** @description One line describing the event */
             subject: string;
             user_id: string;
@@ -5170,7 +5170,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            last_used_at: ((string | null) | null) | null;
+            last_used_at: string | null;
             scopes: string[];
             /** @description Who granted it */
             user_id: string;
@@ -5301,11 +5301,11 @@ export interface components {
             labels: string[];
             /** @enum {string} */
             language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
-            merged_into: ((string | null) | null) | null;
+            merged_into: string | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
-            owner_user_id: ((string | null) | null) | null;
+            owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
-            score?: ((number | null) | null) | null;
+            score?: number | null;
             /** @description Status name */
             status: string;
             status_id: string;
@@ -5892,14 +5892,14 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            email: ((string | null) | null) | null;
+            email: string | null;
             end_user_id: string;
-            external_id: ((string | null) | null) | null;
+            external_id: string | null;
             /** @description The language of their e-mail (their last public write) */
-            locale: ((string | null) | null) | null;
-            /** @enum {string|null|null} */
+            locale: string | null;
+            /** @enum {string|null} */
             mail_blocked: "no_address" | "unconfirmed" | "bounced" | null;
-            name: ((string | null) | null) | null;
+            name: string | null;
             /** @enum {string} */
             reason: "author" | "voter" | "commenter" | "merged";
             /** @description False once they unsubscribed from this post or from all of the workspace */
@@ -5949,14 +5949,14 @@ export interface components {
             body?: string;
             /** @description Scoring inputs to set (a number) or clear (null); the others stay. Recomputes `score`, keeps a history and raises `score.changed` when it changes */
             factors?: {
-                [key: string]: ((number | null) | null) | null;
+                [key: string]: number | null;
             };
             /** @description Label slugs */
             labels?: string[];
             /** @enum {string} */
             language?: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             /** @description The member responsible for the post, or null */
-            owner_user_id?: ((string | null) | null) | null;
+            owner_user_id?: string | null;
             /** @description A status name (case-insensitive) or id */
             status?: string;
             /** @description With `status`: the team's word to the post's subscribers, carried by `status.changed` and its e-mail. Ignored when the status does not change */
@@ -6109,7 +6109,7 @@ export interface components {
          *     }
          */
         PublicBoard: {
-            description: ((string | null) | null) | null;
+            description: string | null;
             id: string;
             name: string;
             /** @description Posts on the board, merged ones left out */
@@ -6284,11 +6284,11 @@ export interface components {
             labels: string[];
             /** @enum {string} */
             language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
-            merged_into: ((string | null) | null) | null;
+            merged_into: string | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
-            owner_user_id: ((string | null) | null) | null;
+            owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
-            score?: ((number | null) | null) | null;
+            score?: number | null;
             /** @description Status name */
             status: string;
             /** @description Every status the post has had, oldest first (the first is the status it was created in); who changed it is not public */
@@ -6417,17 +6417,17 @@ export interface components {
             /** @description In workflow order */
             statuses: components["schemas"]["PublicStatus"][];
             workspace: {
-                favicon_url: ((string | null) | null) | null;
-                logo_url: ((string | null) | null) | null;
+                favicon_url: string | null;
+                logo_url: string | null;
                 name: string;
                 settings: {
                     /** @description The widget's and portal's accent colour (`#rrggbb`): the workspace's `settings.brand_color`, or null for the default */
-                    accent_color: ((string | null) | null) | null;
+                    accent_color: string | null;
                     /** @description Anonymous visitors may post and vote with an e-mail address */
                     allow_anonymous: boolean;
-                    brand_color: ((string | null) | null) | null;
+                    brand_color: string | null;
                     /** @description The board the widget opens on: `settings.default_board` when it names a public board, else the oldest public board; null without public boards */
-                    default_board: ((string | null) | null) | null;
+                    default_board: string | null;
                 };
                 slug: string;
             };
@@ -6572,7 +6572,7 @@ export interface components {
             id: string;
             name: string;
             /** @description The member who made it; null for views made with an API key */
-            owner_user_id: ((string | null) | null) | null;
+            owner_user_id: string | null;
             /** @description Shared views are seen by every member (and keys); the others only by their owner */
             shared: boolean;
             /**
@@ -6646,8 +6646,8 @@ export interface components {
          *     }
          */
         ScoreChange: {
-            changed_by_key_id: ((string | null) | null) | null;
-            changed_by_user_id: ((string | null) | null) | null;
+            changed_by_key_id: string | null;
+            changed_by_user_id: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -6656,8 +6656,8 @@ export interface components {
             factors: {
                 [key: string]: number;
             };
-            from_score: ((number | null) | null) | null;
-            to_score: ((number | null) | null) | null;
+            from_score: number | null;
+            to_score: number | null;
         };
         /**
          * @example {
@@ -6717,7 +6717,7 @@ export interface components {
             /** @description Factor names a custom formula may use besides reach, impact, confidence, effort and value */
             factors: string[];
             /** @description Custom model only: numbers, factor names, `demand.voters|verified_voters|companies|mrr|weighted`, + - * /, min(…), max(…), log(…) (natural), parentheses */
-            formula: ((string | null) | null) | null;
+            formula: string | null;
             /** @enum {string} */
             model: "rice" | "value_effort" | "custom";
         };
@@ -6764,7 +6764,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            last_checked_at: ((string | null) | null) | null;
+            last_checked_at: string | null;
             /** @description Add these to the domain’s DNS; the status turns `verified` when all are found */
             records: {
                 name: string;
@@ -6782,7 +6782,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            verified_at: ((string | null) | null) | null;
+            verified_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -6970,16 +6970,16 @@ export interface components {
          */
         StatusChangedEvent: {
             data: {
-                author?: (({
+                author?: {
                     /** @description The member's name, or the workspace's for an API key */
                     name: string;
                     /** @constant */
                     type: "team";
-                } | null) | null) | null;
+                } | null;
                 /** @description Status name before */
                 from_status: string;
                 /** @description The team's `status_message`, told to the post's subscribers */
-                message?: ((string | null) | null) | null;
+                message?: string | null;
                 post: components["schemas"]["Post"];
                 /** @description Status name after */
                 to_status: string;
@@ -7069,14 +7069,14 @@ export interface components {
          *       "url": "https://linear.app/acme/issue/ENG-42"
          *     }
          */
-        TrackerIssue: (({
+        TrackerIssue: {
             /** @description The tracker's issue id */
             id: string;
             /** @description The human-readable key, e.g. ENG-42 */
             identifier: string;
             /** @description The issue in the tracker */
             url: string;
-        } | null) | null) | null;
+        } | null;
         /**
          * @example {
          *       "team_id": "72b2a2dc-6f4f-4423-9d34-24b5bd10634a"
@@ -7146,7 +7146,7 @@ export interface components {
          *     }
          */
         User: {
-            avatar_url: ((string | null) | null) | null;
+            avatar_url: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
@@ -7158,7 +7158,7 @@ export interface components {
             /** @example usr_0mi9x2k3aq1b2c3d4e5f6g7h8 */
             id: string;
             locale: string;
-            name: ((string | null) | null) | null;
+            name: string | null;
         };
         /**
          * @description One consistent snapshot, streamed
@@ -7351,9 +7351,9 @@ export interface components {
             /** @description The voter's state: False while the voter is an anonymous visitor who has not confirmed their e-mail address (true for members and identified end users); it turns true for all their votes when they confirm */
             verified: boolean;
             voter: {
-                email: ((string | null) | null) | null;
+                email: string | null;
                 id: string;
-                name: ((string | null) | null) | null;
+                name: string | null;
                 /** @enum {string} */
                 type: "member" | "end_user";
                 /** @description False while the voter is an anonymous visitor who has not confirmed their e-mail address (true for members and identified end users); it turns true for all their votes when they confirm */
@@ -7517,9 +7517,9 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            description: ((string | null) | null) | null;
+            description: string | null;
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-            disabled_reason: ((string | null) | null) | null;
+            disabled_reason: string | null;
             enabled: boolean;
             events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             id: string;
@@ -7541,7 +7541,7 @@ export interface components {
          *     }
          */
         WebhookCreate: {
-            description?: ((string | null) | null) | null;
+            description?: string | null;
             /** @description Event kinds to receive */
             events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             /**
@@ -7572,9 +7572,9 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            description: ((string | null) | null) | null;
+            description: string | null;
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-            disabled_reason: ((string | null) | null) | null;
+            disabled_reason: string | null;
             enabled: boolean;
             events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             id: string;
@@ -7611,14 +7611,14 @@ export interface components {
              */
             created_at: string;
             duration_ms: number;
-            error: ((string | null) | null) | null;
+            error: string | null;
             /** @description Also the `webhook-id` header of the delivery */
             event_id: string;
             event_type: string;
             id: string;
             /** @description The first 4 KiB of the answer, decoded as UTF-8 (invalid bytes become U+FFFD, NUL characters are dropped) */
-            response_body: ((string | null) | null) | null;
-            response_status: (number | null) | null;
+            response_body: string | null;
+            response_status: number | null;
             success: boolean;
             webhook_id: string;
         };
@@ -7661,9 +7661,9 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            description: ((string | null) | null) | null;
+            description: string | null;
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
-            disabled_reason: ((string | null) | null) | null;
+            disabled_reason: string | null;
             enabled: boolean;
             events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
             id: string;
@@ -7687,7 +7687,7 @@ export interface components {
          *     }
          */
         WebhookUpdate: {
-            description?: ((string | null) | null) | null;
+            description?: string | null;
             /** @description false stops deliveries and cancels pending ones; true resumes with new events */
             enabled?: boolean;
             /** @description Event kinds to receive */
@@ -7729,26 +7729,26 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            current_period_end: ((string | null) | null) | null;
+            current_period_end: string | null;
             /**
              * @description Admins and the owner only (null for members and API keys): mail to `{email_intake_token}@{INBOUND_EMAIL_DOMAIN}` becomes feedback. Rotate it with POST /workspaces/{slug}/email-intake/rotate-token.
              * @example 0f8c2d1e9a7b4c3d5e6f708192a3b4c5
              */
-            email_intake_token: ((string | null) | null) | null;
-            favicon_url: ((string | null) | null) | null;
+            email_intake_token: string | null;
+            favicon_url: string | null;
             id: string;
-            logo_url: ((string | null) | null) | null;
+            logo_url: string | null;
             name: string;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            past_due_since: ((string | null) | null) | null;
+            past_due_since: string | null;
             /** @enum {string} */
             plan: "free" | "startup" | "scale" | "business";
             /**
              * @description The caller's role; null for API keys
-             * @enum {string|null|null}
+             * @enum {string|null}
              */
             role: "owner" | "admin" | "member" | null;
             settings: {
@@ -7949,9 +7949,9 @@ export interface components {
         WorkspaceSubscriptionUpdate: {
             comped?: boolean;
             /** Format: date-time */
-            current_period_end?: ((string | null) | null) | null;
+            current_period_end?: string | null;
             /** Format: date-time */
-            past_due_since?: ((string | null) | null) | null;
+            past_due_since?: string | null;
             /** @enum {string} */
             plan?: "free" | "startup" | "scale" | "business";
             /** @enum {string} */
@@ -7974,9 +7974,9 @@ export interface components {
                 /** @description An end user's new post starts with their own vote (default true) */
                 author_votes?: boolean;
                 /** @description The portal's and widget's accent colour (public as `accent_color`); also the colour of e-mail to end users */
-                brand_color?: ((string | null) | null) | null;
+                brand_color?: string | null;
                 /** @description The slug of the public board the widget opens on (default: the oldest public board) */
-                default_board?: ((string | null) | null) | null;
+                default_board?: string | null;
                 /** @description Post updates are e-mailed to identified (JWT) end users too (default true); off, only `end_user.notified` webhook events tell them, for your own product to pass on */
                 email_identified_users?: boolean;
             };

@@ -75,7 +75,14 @@ function nullableEnums(node: unknown): unknown {
   if (!node || typeof node !== 'object') return node
   const object = Object.fromEntries(Object.entries(node as Json).map(([key, value]) => [key, nullableEnums(value)])) as Json
   const types = object.type
-  if (Array.isArray(object.enum) && !object.enum.includes(null) && (object.nullable === true || (Array.isArray(types) && types.includes('null')))) object.enum = [...object.enum, null]
+  const nullable = object.nullable === true || (Array.isArray(types) && types.includes('null'))
+  if (Array.isArray(object.enum) && !object.enum.includes(null) && nullable) object.enum = [...object.enum, null]
+  // `nullable` is OpenAPI 3.0's spelling; beside 3.1's `type: [..., 'null']` it made generated types
+  // read `((string | null) | null) | null`. One spelling: the 3.1 one.
+  if (object.nullable === true) {
+    delete object.nullable
+    if (typeof types === 'string') object.type = [types, 'null']
+  }
   return object
 }
 
