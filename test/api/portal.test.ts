@@ -114,6 +114,12 @@ describe('happy', () => {
     const newest = (await who.get(`${portal()}/boards/ideas?sort=new`)).body as string
     expect(newest.indexOf('Keyboard shortcuts')).toBeLessThan(newest.indexOf('Dark mode'))
 
+    const fresh = (await who.get(`/portal/${other.slug}/boards/ideas`)).body as string
+    expect(fresh).toContain('<p class="empty card">No ideas yet: be the first. <a href="#new-post-heading">Suggest an idea</a>.</p>')
+    expect(fresh).toContain('<h2 id="new-post-heading">Suggest an idea</h2>')
+    const nothing = (await who.get(`${portal()}/boards/ideas?q=zebra%20crossing`)).body as string
+    expect(nothing).toContain('<p class="empty card">No posts match these filters. Try other words, or <a href="#new-post-heading">suggest it</a>.</p>')
+
     const search = (await who.get(`${portal()}/boards/ideas?q=keyboard`)).body as string
     expect(search).toContain('1 post')
     expect(search).toContain('Keyboard shortcuts')
@@ -137,6 +143,8 @@ describe('happy', () => {
     expect(page).toContain('<strong>3 people</strong> voted for this.')
     expect(page).toContain('Me too')
     expect(page).toMatch(/<ol class="history"><li><span class="badge k-planned">Planned<\/span>.*<li><span class="badge k-in_progress">In progress<\/span>/)
+    // Each change with its time, not only its day: two changes of one day stay apart.
+    expect(page).toMatch(/<span class="badge k-in_progress">In progress<\/span> <time datetime="[^"]+">[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2} UTC<\/time>/)
     expect(page).toContain(`<meta property="og:type" content="article">`)
     expect(page).toContain(`<link rel="canonical" href="http://localhost:3000/portal/${ws.slug}/posts/${ids.dark}">`)
     expect(page).toContain('<meta name="description" content="Night shifts need it">')
@@ -146,10 +154,11 @@ describe('happy', () => {
     expect(merged.headers.get('location')).toBe(`${portal()}/posts/${ids.dark}`)
   })
 
-  test('roadmap: three columns by status kind', async () => {
+  test('roadmap: three columns by status kind, a card per post, an empty column says so', async () => {
     const page = (await visitor().get(`${portal()}/roadmap`)).body as string
     const column = (kind: string) => page.slice(page.indexOf(`id="col-${kind}"`), page.indexOf('</section>', page.indexOf(`id="col-${kind}"`)))
-    expect(column('planned')).toContain('Nothing here yet')
+    expect(column('planned')).toContain('Nothing planned yet.')
+    expect(column('in_progress')).toMatch(new RegExp(`<li class="card rm-card"><h3><a href="/portal/${ws.slug}/posts/${ids.dark}">Dark mode</a></h3>\\s*<p class="muted meta"><span class="badge k-in_progress">In progress</span> <span><span aria-hidden="true">▲ </span>3 votes</span> <span>1 comment</span></p></li>`))
     expect(column('in_progress')).toContain('Dark mode')
     expect(column('in_progress')).toContain('CSV export')
     expect(column('complete')).toContain('Crash on save')
@@ -310,7 +319,7 @@ describe('happy', () => {
     expect(page).not.toContain('Acquisition plan')
     expect(page).toContain('aria-current="page">Changelog</a>')
     expect((await visitor().get(`${portal()}/sitemap.xml`)).body).toContain(`<loc>http://localhost:3000/portal/${ws.slug}/changelog</loc>`)
-    expect((await visitor().get(`/portal/${other.slug}/changelog`)).body).toContain('Nothing shipped yet.')
+    expect((await visitor().get(`/portal/${other.slug}/changelog`)).body).toContain('Nothing shipped yet: what the team ships appears here')
   })
 })
 
@@ -393,6 +402,10 @@ describe('errors', () => {
       const who = visitor()
       const page = (await who.get(`${portal()}/posts/${ids.dark}`)).body as string
       expect(page).toContain('takes feedback from signed-in customers only')
+      // An empty state invites only those who can act on it.
+      const empty = (await who.get(`${portal()}/boards/ideas?q=zebra`)).body as string
+      expect(empty).toContain('<p class="muted">No posts match these filters.</p>')
+      expect(empty).not.toContain('suggest it')
       expect(page).not.toContain('<form class="stack card" method="post"')
       const refused = await who.post(`${portal()}/posts/${ids.dark}/comments`, { body: 'Let me in', email: 'x@customer.example' })
       expect(refused.status).toBe(401)

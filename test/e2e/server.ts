@@ -60,7 +60,7 @@ let seeded = 0
  * A workspace with public boards `ideas` and `bugs` (and a private `roadmap-internal`), posts with
  * votes, statuses and comments, and an HS256 JWT configuration.
  */
-async function seed({ posts: titles = [], bugs = [], many = 0, allowAnonymous = true, logo = false, brandColor, defaultBoard }: SeedOptions) {
+async function seed({ posts: titles = [], bugs = [], many = 0, allowAnonymous = true, logo = false, brandColor, defaultBoard, news }: SeedOptions) {
   const slug = `acme-${Date.now().toString(36)}-${++seeded}`
   const owner = await findOrCreateUser(ctx.db, `owner-${slug}@example.com`)
   const workspace = await createWorkspace(ctx.db, owner.id, { name: 'Acme', slug })
@@ -85,6 +85,7 @@ async function seed({ posts: titles = [], bugs = [], many = 0, allowAnonymous = 
       for (const text of internalComments) await createComment(ctx.db, workspace.id, caller, post.id, { body: text, internal: true })
     }
   }
+  if (news) await createEntry(ctx.db, workspace.id, caller, { title: 'Shipped this week', body: news, published_at: new Date().toISOString() })
   const { secret } = await createJwtConfig(ctx, workspace.id, { algorithm: 'HS256' })
   return { slug, workspaceId: workspace.id, secret }
 }

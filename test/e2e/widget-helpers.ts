@@ -16,6 +16,8 @@ export interface SeedOptions {
   logo?: boolean
   brandColor?: string
   defaultBoard?: string
+  /** A published changelog entry with this Markdown body ("What's new"). */
+  news?: string
 }
 
 export async function seed(options: SeedOptions = {}): Promise<Seeded> {

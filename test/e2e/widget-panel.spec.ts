@@ -110,10 +110,12 @@ test('more than 50 posts: the first 50, then "Show more" for the rest', async ({
 })
 
 test('Roadmap and What\'s new tabs', async ({ page }) => {
-  const ws = await seed({ posts: [{ title: 'Dark mode', status: 'Planned', votes: 3 }, { title: 'CSV export', status: 'In progress' }, { title: 'Open idea' }] })
+  const ws = await seed({ posts: [{ title: 'Dark mode', status: 'Planned', votes: 3 }, { title: 'CSV export', status: 'In progress' }, { title: 'Open idea' }], news: 'Two things:\n\n- Faster search\n- Keyboard shortcuts' })
   await (await visit(page, ws.slug)).click()
   const panel = dialog(page)
   await expect(panel.getByRole('tab', { name: 'Ideas' })).toHaveAttribute('aria-selected', 'true')
+  // A vote button reads naturally: what it does, then the count it shows.
+  await expect(panel.getByRole('button', { name: 'Vote for Dark mode, 3 votes' })).toBeVisible()
   await panel.getByRole('tab', { name: 'Roadmap' }).click()
   const roadmap = panel.getByRole('tabpanel', { name: 'Roadmap' })
   await expect(roadmap.getByRole('heading', { name: 'Planned (1)' })).toBeVisible()
@@ -125,8 +127,12 @@ test('Roadmap and What\'s new tabs', async ({ page }) => {
   await expect(panel.getByRole('tab', { name: 'What\'s new' })).toBeFocused()
   const news = panel.getByRole('tabpanel', { name: 'What\'s new' })
   await expect(news).toBeVisible()
-  await expect(news).toContainText(/No updates yet\.|\w/)
+  await expect(news.getByRole('heading', { name: 'Shipped this week' })).toBeVisible()
   await expect(news).not.toContainText('Loading')
+  // The entry's Markdown list keeps its bullets.
+  const bullet = news.getByRole('listitem').filter({ hasText: 'Faster search' })
+  await expect(bullet).toBeVisible()
+  expect(await bullet.evaluate((item) => [getComputedStyle(item).display, getComputedStyle(item).listStyleType])).toEqual(['list-item', 'disc'])
   // A roadmap post opens its detail in the Ideas tab.
   await panel.getByRole('tab', { name: 'Roadmap' }).click()
   await roadmap.getByRole('button', { name: 'Dark mode' }).click()

@@ -55,7 +55,7 @@ textarea{resize:vertical;min-height:64px}
 .top{display:flex;gap:12px;align-items:flex-start}
 section{margin-bottom:14px}
 article{padding:10px 0;border-bottom:1px solid var(--line)}
-.html{overflow-wrap:anywhere}.html p,.html ul{margin:6px 0}.html ul{display:block;padding-inline-start:20px}.html li{display:list-item;border:0;padding:0}.html a{text-decoration:underline}
+.html{overflow-wrap:anywhere}.html p,.html ul{margin:6px 0}.html ul,.html ol{display:block;padding-inline-start:20px}.html ul{list-style:disc}.html ol{list-style:decimal}.html li{display:list-item;border:0;padding:0}.html a{text-decoration:underline}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:480px){.panel,.panel.bottom-left,.panel.top-right,.panel.top-left{inset:0;width:100%;height:100%;border:0;border-radius:0}.list form{order:-1;border-top:0;padding:0 0 14px;margin-bottom:14px;border-bottom:1px solid var(--line)}}
 `

@@ -9,6 +9,8 @@ const CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.55 system-ui,-apple-system,"Segoe UI",sans-serif;background:var(--bg);color:var(--fg);overflow-wrap:anywhere}
 a{color:inherit;text-underline-offset:.15em}
+h1 a,h2 a,h3 a,nav a,.crumb a{text-decoration:none}h2 a:hover,h3 a:hover,nav a:hover,.crumb a:hover{text-decoration:underline}
+.crumb a{color:var(--muted);font-weight:600}
 :focus-visible{outline:3px solid var(--fg);outline-offset:2px}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:var(--card);padding:.5rem;z-index:1}
@@ -18,8 +20,9 @@ header.top .wrap{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem
 .brand{display:flex;align-items:center;gap:.5rem;font-weight:700;font-size:1.15rem;text-decoration:none}
 .brand img{width:2rem;height:2rem;object-fit:contain;border-radius:.25rem}
 nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;margin:0;padding:0}
-nav a[aria-current]{font-weight:700;text-decoration-thickness:3px;text-decoration-color:var(--accent)}
-main{padding:1.5rem 1rem 3rem}
+nav a{display:inline-block;padding:.25rem 0;border-bottom:3px solid transparent}
+nav a[aria-current]{font-weight:700;border-bottom-color:var(--accent)}nav a[aria-current]:hover{text-decoration:none}
+main.wrap{padding:2rem 1rem 3rem}
 h1{font-size:1.6rem;line-height:1.25;margin:0 0 .75rem}h2{font-size:1.2rem;margin:2rem 0 .75rem}
 .muted{color:var(--muted)}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1rem}
@@ -37,18 +40,24 @@ ul.list,ol.list{list-style:none;margin:0;padding:0;display:grid;gap:.75rem}
 form.stack{display:grid;gap:.75rem}
 label{font-weight:600;display:block;margin-bottom:.2rem}
 input,textarea,select{font:inherit;width:100%;padding:.5rem;border:1px solid var(--muted);border-radius:.375rem;background:var(--card);color:var(--fg)}
+input,select{height:2.75rem}
 textarea{min-height:6rem;resize:vertical}
 .btn{display:inline-block;padding:.55rem 1rem;font:inherit;font-weight:600;border-radius:.375rem;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent);cursor:pointer;text-decoration:none}
 .btn.plain{background:transparent;color:var(--fg);border-color:var(--line)}
 .filters{display:grid;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));gap:.75rem;align-items:end;margin-bottom:1rem}
+.filters .btn{height:2.75rem;width:100%}
 .alert,.notice{padding:.75rem 1rem;border-radius:.5rem;margin:0 0 1rem}
 .alert{background:var(--bad-bg);color:var(--bad)}.notice{background:var(--ok-bg);color:var(--ok)}
-.columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:1rem}
+.columns{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:1.25rem;align-items:start}
+.column>h2{margin:0 0 .75rem;padding-top:.5rem;border-top:4px solid var(--line)}
+.col-planned>h2{border-top-color:#3b82f6}.col-in_progress>h2{border-top-color:#f59e0b}.col-complete>h2{border-top-color:#22c55e}
+.rm-card h3{font-size:1rem;margin:0 0 .35rem}.meta{display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem;margin:0}.meta>span{white-space:nowrap}
+.empty{color:var(--muted);text-align:center;padding:1.5rem 1rem}.empty a{color:var(--fg);font-weight:600}
 .pages{display:flex;gap:1rem;justify-content:center;align-items:center;margin-top:1.5rem}
 .text{white-space:pre-wrap}
 .entry h2{margin-top:0}.entry .content img{max-width:100%}
 .history{margin:0;padding-left:1.25rem}
-footer{padding:2rem 1rem;color:var(--muted);font-size:.9rem}
+footer{padding:2rem 1rem;color:var(--muted);font-size:.9rem;border-top:1px solid var(--line)}
 footer form{display:inline}
 `.trim()
 

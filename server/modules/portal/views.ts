@@ -21,6 +21,8 @@ export interface ListState {
 const KIND_LABEL: Record<string, string> = { planned: 'Planned', in_progress: 'In progress', complete: 'Complete' }
 
 const date = (iso: string) => html`<time datetime="${iso}">${new Date(iso).toLocaleDateString('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' })}</time>`
+/** A date with its time (UTC, said so): the status history, where several changes can fall on one day. */
+const dateTime = (iso: string) => html`<time datetime="${iso}">${new Date(iso).toLocaleString('en', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' })} UTC</time>`
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const badge = (post: { status: string; status_kind: string }) => html`<span class="badge k-${post.status_kind}">${post.status}</span>`
 const postHref = (ctx: PageContext, id: string) => portalPostPath(ctx.portal.workspace.slug, id)
@@ -75,7 +77,7 @@ export function homePage(ctx: PageContext, top: Post[], list: ListState) {
 <section aria-labelledby="boards-heading"><h2 id="boards-heading">Boards</h2>
 ${boards.length ? html`<ul class="list">${boards.map((board) => html`<li class="card"><h3><a href="${portalBoardPath(workspace.slug, board.slug)}">${board.name}</a></h3>${board.description && html`<p>${board.description}</p>`}<p class="muted">${plural(board.post_count, 'post')}</p></li>`)}</ul>` : html`<p class="muted">No public boards yet.</p>`}
 </section>
-<section aria-labelledby="top-heading"><h2 id="top-heading">Top posts</h2>${postList(ctx, top, list, 'Nothing posted yet.')}</section>`)
+<section aria-labelledby="top-heading"><h2 id="top-heading">Top posts</h2>${postList(ctx, top, list, boards.length && canWrite(ctx) ? 'No ideas yet: open a board above and be the first.' : 'No ideas yet.')}</section>`)
 }
 
 export interface BoardView {
@@ -103,7 +105,7 @@ ${board.description && html`<p>${board.description}</p>`}
 <div><button class="btn" type="submit">Show posts</button></div>
 </form>
 <h2 id="posts-heading">${plural(view.list.total, 'post')}${query.q && html` matching “${query.q}”`}</h2>
-${postList(ctx, view.list.items, list, 'No posts match.', 'h3')}
+${view.list.items.length || !canWrite(ctx) ? postList(ctx, view.list.items, list, query.q || query.status ? 'No posts match these filters.' : 'No ideas yet.', 'h3') : html`<p class="empty card">${query.q || query.status ? html`No posts match these filters. Try other words, or <a href="#new-post-heading">suggest it</a>.` : html`No ideas yet: be the first. <a href="#new-post-heading">Suggest an idea</a>.`}</p>`}
 ${pages > 1 && html`<nav class="pages" aria-label="Pages">${page > 1 && html`<a href="${pageLink(page - 1)}" rel="prev">Previous page</a>`}<span>Page ${page} of ${pages}</span>${page < pages && html`<a href="${pageLink(page + 1)}" rel="next">Next page</a>`}</nav>`}
 <section aria-labelledby="new-post-heading" class="card"><h2 id="new-post-heading">Suggest an idea</h2>
 ${canWrite(ctx) ? html`<form class="stack" method="post" action="${base}/posts">${csrfField(ctx)}
@@ -123,7 +125,7 @@ ${field(state, 'vote', 'email', 'Your e-mail address', (attrs) => html`<input ${
 <p class="muted">Voting again with the same address takes the vote back.</p>
 <div><button class="btn" type="submit">Vote for this idea</button></div></form>`
   return layout(ctx, { title: post.title, description: truncate(post.body || `${post.title}: an idea for ${workspace.name} with ${plural(post.votes, 'vote')}.`, 160), path: here, section: 'post', type: 'article' }, html`
-<nav aria-label="Breadcrumb"><p><a href="${portalBoardPath(workspace.slug, post.board)}">${board?.name ?? post.board}</a></p></nav>
+<nav aria-label="Breadcrumb" class="crumb"><p><a href="${portalBoardPath(workspace.slug, post.board)}"><span aria-hidden="true">← </span>${board?.name ?? post.board}</a></p></nav>
 <article class="card">
 <div class="post">${voteControl(ctx, post, list)}<div class="body"><h1>${post.title}</h1>
 <p class="muted">${badge(post)} · ${post.author.name} · ${date(post.created_at)}</p></div></div>
@@ -132,9 +134,9 @@ ${post.body && html`<div class="text">${post.body}</div>`}
 </article>
 ${anonymousVote}
 <section aria-labelledby="history-heading"><h2 id="history-heading">Status history</h2>
-<ol class="history">${post.status_history.map((change) => html`<li><span class="badge k-${change.status_kind}">${change.status}</span> ${date(change.changed_at)}</li>`)}</ol></section>
+<ol class="history">${post.status_history.map((change) => html`<li><span class="badge k-${change.status_kind}">${change.status}</span> ${dateTime(change.changed_at)}</li>`)}</ol></section>
 <section aria-labelledby="comments-heading" id="comments"><h2 id="comments-heading">${plural(post.comment_count, 'comment')}</h2>
-${post.comments.length ? html`<ol class="list">${post.comments.map((comment) => html`<li class="card"><p class="muted"><strong>${comment.author.name}</strong>${comment.author.type === 'team' ? html` <span class="badge team">Team</span>` : ''} · ${date(comment.created_at)}</p><div class="text">${comment.body}</div></li>`)}</ol>` : html`<p class="muted">No comments yet.</p>`}
+${post.comments.length ? html`<ol class="list">${post.comments.map((comment) => html`<li class="card"><p class="muted"><strong>${comment.author.name}</strong>${comment.author.type === 'team' ? html` <span class="badge team">Team</span>` : ''} · ${date(comment.created_at)}</p><div class="text">${comment.body}</div></li>`)}</ol>` : html`<p class="muted">${canWrite(ctx) ? 'No comments yet: start the conversation below.' : 'No comments yet.'}</p>`}
 ${canWrite(ctx) ? html`<form class="stack card" method="post" action="${here}/comments">${csrfField(ctx)}
 ${field(state, 'comment', 'body', 'Add a comment', (attrs) => html`<textarea ${attrs} required maxlength="10000">${valueOf(state, 'comment', 'body')}</textarea>`)}
 ${emailField(ctx, state, 'comment')}
@@ -142,12 +144,18 @@ ${emailField(ctx, state, 'comment')}
 </section>`)
 }
 
+const EMPTY_COLUMN: Record<string, string> = { planned: 'Nothing planned yet.', in_progress: 'Nothing in progress right now.', complete: 'Nothing shipped yet.' }
+
+/** One card per post: its title as the link, its status in the kind's colour, votes and comments. */
+const roadmapCard = (ctx: PageContext, post: Post) => html`<li class="card rm-card"><h3><a href="${postHref(ctx, post.id)}">${post.title}</a></h3>
+<p class="muted meta">${badge(post)} <span><span aria-hidden="true">▲ </span>${plural(post.votes, 'vote')}</span> <span>${plural(post.comment_count, 'comment')}</span></p></li>`
+
 export function roadmapPage(ctx: PageContext, roadmap: Roadmap) {
   const { workspace } = ctx.portal
   return layout(ctx, { title: 'Roadmap', description: `What ${workspace.name} has planned, is building and has shipped.`, path: `${portalPath(workspace.slug)}/roadmap`, section: 'roadmap' }, html`
 <h1>Roadmap</h1>
-<div class="columns">${roadmap.groups.map((group) => html`<section aria-labelledby="col-${group.status_kind}" class="card"><h2 id="col-${group.status_kind}">${KIND_LABEL[group.status_kind]} <span class="muted">(${group.total})</span></h2>
-${group.items.length ? html`<ul class="list">${group.items.map((post) => html`<li><a href="${postHref(ctx, post.id)}">${post.title}</a><br><span class="muted">${plural(post.votes, 'vote')} · ${post.status}</span></li>`)}</ul>` : html`<p class="muted">Nothing here yet.</p>`}
+<div class="columns">${roadmap.groups.map((group) => html`<section aria-labelledby="col-${group.status_kind}" class="column col-${group.status_kind}"><h2 id="col-${group.status_kind}">${KIND_LABEL[group.status_kind]} <span class="muted">(${group.total})</span></h2>
+${group.items.length ? html`<ul class="list">${group.items.map((post) => roadmapCard(ctx, post))}</ul>` : html`<p class="empty card">${EMPTY_COLUMN[group.status_kind]}</p>`}
 </section>`)}</div>`)
 }
 
@@ -164,7 +172,7 @@ ${changelog.items.length ? html`<ol class="list">${changelog.items.map((entry) =
 <h2 id="title-${entry.id}">${entry.title}</h2><p class="muted">${date(entry.published_at)}</p>
 <div class="content">${trustedHtml(entry.body_html)}</div>
 ${entry.posts.length > 0 && html`<p><strong>Shipped:</strong></p><ul>${entry.posts.map((post) => html`<li><a href="${postHref(ctx, post.id)}">${post.title}</a></li>`)}</ul>`}
-</article></li>`)}</ol>` : html`<p class="muted">Nothing shipped yet.</p>`}
+</article></li>`)}</ol>` : html`<p class="empty card">Nothing shipped yet: what the team ships appears here, newest first.</p>`}
 ${pages > 1 && html`<nav class="pages" aria-label="Pages">${page > 1 && html`<a href="${base}?page=${page - 1}" rel="prev">Newer entries</a>`}<span>Page ${page} of ${pages}</span>${page < pages && html`<a href="${base}?page=${page + 1}" rel="next">Older entries</a>`}</nav>`}`)
 }
 
