@@ -32,6 +32,8 @@ export interface Config {
   notifyBatchSeconds: number
   /** ... but never longer than this after the first of them, however long a burst lasts. */
   notifyBatchMaxSeconds: number
+  /** The hour (UTC, 0-23) members' daily digests go out. */
+  notifyDigestHour: number
   emailFrom: string
   redisUrl: string | undefined
   superadminEmails: string[]
@@ -217,6 +219,7 @@ export function getConfig(env: Env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     notifyBatchSeconds: positiveNumber(env, 'NOTIFY_BATCH_SECONDS', 60),
     notifyBatchMaxSeconds: positiveNumber(env, 'NOTIFY_BATCH_MAX_SECONDS', 900),
+    notifyDigestHour: integer(env, 'NOTIFY_DIGEST_HOUR', 8, 0, 23),
     emailFrom,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     superadminEmails,

@@ -44,7 +44,9 @@ describe('happy', () => {
     expect(await dispatchEvents(h.db, 500, [...SUBSCRIBERS, spy])).toBeGreaterThanOrEqual(1)
     expect(seen).toContain(event.id)
     expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toMatchObject([{ webhookId, status: 'pending' }])
-    expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toMatchObject([{ channel: 'in_app', eventType: 'post.created' }])
+    // The fixture's in-app subscription, and the owner's default daily e-mail digest.
+    const notified = await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))
+    expect(notified.map((row) => `${row.channel}/${row.digest ? 'daily' : 'instant'}/${row.eventType}`).sort()).toEqual(['email/daily/post.created', 'in_app/instant/post.created'])
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(0)
     expect(await dispatchEvents(h.db)).toBe(0)
   })

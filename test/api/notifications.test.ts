@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, like, sql } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { Resolver } from 'node:dns/promises'
-import { emailOutbox, notificationEvents } from '../../server/db/schema/index.ts'
+import { emailOutbox, notificationEvents, posts } from '../../server/db/schema/index.ts'
+import { nextDigestAt } from '../../server/modules/notifications/digest.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { createMailer } from '../../server/lib/mail.ts'
 import { startMailer } from '../../server/background/mailer.ts'
@@ -47,15 +48,19 @@ afterAll(async () => {
 const domain = 'mail.acme-example.com'
 
 describe('happy', () => {
-  test('a member subscribes per channel; a second one on the same channel is 409', async () => {
+  test('a member subscribes per channel and delivery; a second one of the same is 409; the owner starts with a daily digest of new posts', async () => {
+    const [digest, ...none] = (await ws.owner.get(subs())).body
+    expect(none).toEqual([])
+    expect(digest).toMatchObject({ user_id: ws.ownerId, events: ['post.created'], channel: 'email', delivery: 'daily', enabled: true })
     const email = await ws.owner.post(subs(), { events: ['post.created', 'status.changed'], channel: 'email' })
     expect(email.status).toBe(201)
-    expect(email.body).toMatchObject({ user_id: ws.ownerId, events: ['post.created', 'status.changed'], channel: 'email', enabled: true })
+    expect(email.body).toMatchObject({ user_id: ws.ownerId, events: ['post.created', 'status.changed'], channel: 'email', delivery: 'instant', enabled: true })
     expect(email.body.id).toMatch(/^nsub_/)
     expect((await ws.owner.post(subs(), { events: ['post.created'], channel: 'in_app' })).status).toBe(201)
     const again = await ws.owner.post(subs(), { events: ['vote.created'], channel: 'email' })
     expect(again.status).toBe(409)
-    expect((await ws.owner.get(subs())).body.map((s: any) => s.channel).sort()).toEqual(['email', 'in_app'])
+    expect((await ws.owner.post(subs(), { events: ['vote.created'], channel: 'email', delivery: 'daily' })).status).toBe(409)
+    expect((await ws.owner.get(subs())).body.map((s: any) => `${s.channel}/${s.delivery}`).sort()).toEqual(['email/daily', 'email/instant', 'in_app/instant'])
   })
 
   test('an outbox event becomes one notification per subscribed channel; the e-mail goes out through the mail module', async () => {
@@ -63,13 +68,16 @@ describe('happy', () => {
     expect(post.status).toBe(201)
     const list = await eventually(async () => {
       const res = await ws.owner.get(feed())
-      return res.body.items?.filter((item: any) => item.data.post?.id === post.body.id).length === 2 && res.body
+      return res.body.items?.filter((item: any) => item.data.post?.id === post.body.id).length === 3 && res.body
     })
-    const items = list.items.filter((item: any) => item.data.post?.id === post.body.id)
-    expect(items.map((item: any) => item.channel).sort()).toEqual(['email', 'in_app'])
+    // The instant e-mail, the in-app one, and the owner's daily digest (it waits for NOTIFY_DIGEST_HOUR).
+    const all = list.items.filter((item: any) => item.data.post?.id === post.body.id)
+    expect(all.map((item: any) => `${item.channel}/${item.delivery}`).sort()).toEqual(['email/daily', 'email/instant', 'in_app/instant'])
+    expect(all.find((item: any) => item.delivery === 'daily').email_status).toBe('pending')
+    const items = all.filter((item: any) => item.delivery === 'instant')
     expect(items[0]).toMatchObject({ user_id: ws.ownerId, event_type: 'post.created', subject: 'New post: Notify me' })
     expect(items.find((item: any) => item.channel === 'in_app').email_status).toBeNull()
-    await eventually(async () => (await h.db.select().from(notificationEvents).where(and(eq(notificationEvents.eventId, items[0].event_id), eq(notificationEvents.channel, 'email'))))[0]?.emailStatus === 'sent')
+    await eventually(async () => (await h.db.select().from(notificationEvents).where(and(eq(notificationEvents.eventId, items[0].event_id), eq(notificationEvents.channel, 'email'), eq(notificationEvents.digest, false))))[0]?.emailStatus === 'sent')
     const [mail] = await h.db.select().from(emailOutbox).where(and(eq(emailOutbox.to, ownerEmail()), eq(emailOutbox.subject, `[Workspace ${ws.slug}] New post: Notify me`)))
     expect(mail?.text).toContain('post.created')
     // The member has no subscription to post.created: nothing for them.
@@ -78,14 +86,15 @@ describe('happy', () => {
 
   test('paging with page and page_size; out-of-range values are 422', async () => {
     await api.post('/api/v1/boards/ideas/posts', { title: 'Second' })
-    await eventually(async () => (await ws.owner.get(feed())).body.total >= 4)
-    const first = await ws.owner.get(`${feed()}?page=1&page_size=3`)
-    expect(first.body).toMatchObject({ page: 1, page_size: 3, total: 4, total_pages: 2 })
-    expect(first.body.items).toHaveLength(3)
+    // Two posts, each an instant e-mail, an in-app notification and a digest row.
+    await eventually(async () => (await ws.owner.get(feed())).body.total >= 6)
+    const first = await ws.owner.get(`${feed()}?page=1&page_size=4`)
+    expect(first.body).toMatchObject({ page: 1, page_size: 4, total: 6, total_pages: 2 })
+    expect(first.body.items).toHaveLength(4)
     expect(first.body.items[0].subject).toBe('New post: Second')
-    expect((await ws.owner.get(`${feed()}?page=2&page_size=3`)).body.items).toHaveLength(1)
+    expect((await ws.owner.get(`${feed()}?page=2&page_size=4`)).body.items).toHaveLength(2)
     expect((await ws.owner.get(feed())).body.page_size).toBe(50)
-    expect((await api.get(feed())).body.total).toBe(4)
+    expect((await api.get(feed())).body.total).toBe(6)
     for (const query of ['page=0', 'page_size=0', 'page_size=101', 'page=x', 'limit=5']) expect((await ws.owner.get(`${feed()}?${query}`)).status).toBe(422)
   })
 
@@ -147,16 +156,69 @@ describe('happy', () => {
   })
 })
 
+describe('daily digest', () => {
+  test('a new workspace\'s owner gets its new posts as one e-mail at NOTIFY_DIGEST_HOUR, and can switch to one at once', async () => {
+    const fresh = await workspaceFixture(h)
+    await boardFixture(h, fresh.id, 'ideas')
+    const key = h.client({ authorization: `Bearer ${await fresh.key()}` })
+    const owner = `owner-${fresh.slug}@example.com`
+    for (const title of ['Dark mode', 'CSV export']) expect((await key.post('/api/v1/boards/ideas/posts', { title })).status).toBe(201)
+    const rows = () => h.db.select().from(notificationEvents).where(eq(notificationEvents.workspaceId, fresh.id))
+    // The mailer sees each row once and schedules it for the next digest time; nothing is sent yet.
+    const scheduled = await eventually(async () => { const found = await rows(); return found.length === 2 && found.every((row) => row.digestAt) && found })
+    const next = nextDigestAt(new Date(), 8).toISOString()
+    for (const row of scheduled) {
+      expect(row).toMatchObject({ digest: true, channel: 'email', emailStatus: 'pending', eventType: 'post.created' })
+      expect([row.digestAt!.toISOString(), row.emailLeaseUntil!.toISOString()]).toEqual([next, next])
+    }
+    const notificationMail = () => h.db.select().from(emailOutbox).where(and(eq(emailOutbox.to, owner), like(emailOutbox.subject, `[Workspace ${fresh.slug}]%`)))
+    expect(await notificationMail()).toEqual([])
+
+    // The digest hour comes (the rows' time moved, and the mailer woken as a new row would wake it).
+    await h.db.update(notificationEvents).set({ digestAt: sql`now() - interval '1 second'`, emailLeaseUntil: sql`now() - interval '1 second'` }).where(eq(notificationEvents.workspaceId, fresh.id))
+    await h.db.execute(sql`select pg_notify('chorus_work_notification_events', '')`)
+    await eventually(async () => (await rows()).every((row) => row.emailStatus === 'sent'))
+    const mails = await notificationMail()
+    expect(mails).toHaveLength(1)
+    expect(mails[0]!.subject).toBe(`[Workspace ${fresh.slug}] Your daily digest: 2 new posts`)
+    const postIds = (await h.db.select().from(posts).where(eq(posts.workspaceId, fresh.id)).orderBy(posts.createdAt)).map((post) => post.id)
+    expect(mails[0]!.text).toContain(`- New post: Dark mode\n  http://localhost:3000/dashboard/${fresh.slug}/posts/${postIds[0]}\n- New post: CSV export\n  http://localhost:3000/dashboard/${fresh.slug}/posts/${postIds[1]}`)
+
+    // The member prefers each one at once.
+    const [digest] = (await fresh.owner.get(subs(fresh.slug))).body
+    const switched = await fresh.owner.patch(`${subs(fresh.slug)}/${digest.id}`, { delivery: 'instant' })
+    expect(switched.status).toBe(200)
+    expect(switched.body).toMatchObject({ id: digest.id, delivery: 'instant', enabled: true })
+    await key.post('/api/v1/boards/ideas/posts', { title: 'Keyboard shortcuts' })
+    await eventually(async () => (await h.db.select().from(emailOutbox).where(and(eq(emailOutbox.to, owner), eq(emailOutbox.subject, `[Workspace ${fresh.slug}] New post: Keyboard shortcuts`)))).length === 1)
+  })
+})
+
 describe('errors', () => {
   test.each([
     ['an unknown event kind', { events: ['post.exploded'], channel: 'email' }],
     ['no events', { events: [], channel: 'email' }],
     ['an unknown channel', { events: ['post.created'], channel: 'sms' }],
     ['an unknown field', { events: ['post.created'], channel: 'email', user_id: 'usr_x' }],
+    ['an unknown delivery', { events: ['post.created'], channel: 'email', delivery: 'weekly' }],
+    ['a daily in-app subscription', { events: ['post.created'], channel: 'in_app', delivery: 'daily' }],
   ])('%s is 422', async (_, body) => {
     const res = await ws.owner.post(subs(), body)
     expect(res.status).toBe(422)
     expect(res.body.code).toBe('VALIDATION_ERROR')
+  })
+
+  test('a change needs something to change, a known delivery, and e-mail for a digest; nothing is half-written', async () => {
+    const [inApp] = (await ws.owner.get(subs())).body.filter((sub: any) => sub.channel === 'in_app')
+    for (const body of [{}, { delivery: 'weekly' }, { enabled: 'yes' }, { delivery: 'daily' }]) {
+      const res = await ws.owner.patch(`${subs()}/${inApp.id}`, body)
+      expect(res.status).toBe(422)
+      expect(res.body.code).toBe('VALIDATION_ERROR')
+    }
+    expect((await ws.owner.get(subs())).body.find((sub: any) => sub.id === inApp.id)).toMatchObject({ delivery: 'instant', enabled: true })
+    // The owner already has a daily e-mail subscription: turning the instant one daily would make two.
+    const [instant] = (await ws.owner.get(subs())).body.filter((sub: any) => sub.channel === 'email' && sub.delivery === 'instant')
+    expect((await ws.owner.patch(`${subs()}/${instant.id}`, { delivery: 'daily' })).status).toBe(409)
   })
 })
 
@@ -167,6 +229,7 @@ describe('security', () => {
     expect((await member.client.get(subs())).body.map((s: any) => s.id)).toEqual([mine.body.id])
     const ownersEmail = (await ws.owner.get(subs())).body.find((s: any) => s.channel === 'email')
     expect((await member.client.patch(`${subs()}/${ownersEmail.id}`, { enabled: false })).status).toBe(404)
+    expect((await member.client.patch(`${subs()}/${ownersEmail.id}`, { delivery: 'daily' })).status).toBe(404)
     expect((await member.client.delete(`${subs()}/${ownersEmail.id}`)).status).toBe(404)
 
     const all = await api.get(subs())

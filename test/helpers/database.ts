@@ -1,11 +1,17 @@
 import postgres from 'postgres'
 import { openDatabase, type Database, type DatabaseOptions } from '../../server/db/client.ts'
+import { freshDataTemplate } from '../../server/db/template.ts'
 
 let template: Promise<Blob> | undefined
 
-/** Migrating PGlite takes seconds; each test file starts from one migrated data directory instead. */
+/**
+ * Migrating PGlite takes seconds; each test file starts from one migrated data directory instead: the
+ * install's template when it matches these migrations (server/db/template.ts), else one made here.
+ */
 function migratedTemplate() {
   template ??= (async () => {
+    const installed = freshDataTemplate()
+    if (installed) return installed
     const database = openDatabase('memory://', '')
     await database.migrate()
     const dump = await database.dumpDataDir!()

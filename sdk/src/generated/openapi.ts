@@ -2187,7 +2187,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe the signed-in member to event kinds on one channel
-         * @description One subscription per member and channel (`email` or `in_app`); a second is 409. Dashboard only: an API key has no member to subscribe (403 DASHBOARD_ONLY).
+         * @description One subscription per member, channel (`email` or `in_app`) and delivery (`instant`, the default, or `daily`: one e-mail a day at `NOTIFY_DIGEST_HOUR` UTC, e-mail only); a second is 409. A new workspace subscribes its owner to `post.created` as a daily e-mail digest. Dashboard only: an API key has no member to subscribe (403 DASHBOARD_ONLY).
          */
         post: operations["createNotificationSubscription"];
         delete?: never;
@@ -2214,8 +2214,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Turn a subscription on or off
-         * @description A member changes their own; a key any member's in its workspace.
+         * Turn a subscription on or off, or change its delivery
+         * @description `enabled` turns it on or off; `delivery` switches between an e-mail per event (`instant`) and one a day (`daily`, e-mail only; 422 on `in_app`; 409 if the member already has one of that delivery on the channel). A member changes their own; a key any member's in its workspace.
          */
         patch: operations["toggleNotificationSubscription"];
         trace?: never;
@@ -4970,6 +4970,7 @@ export interface components {
          *       "data": {
          *         "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
          *       },
+         *       "delivery": "instant",
          *       "email_status": "sent",
          *       "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *       "event_type": "post.created",
@@ -4991,6 +4992,8 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
+            /** @enum {string} */
+            delivery: "instant" | "daily";
             /** @enum {string|null} */
             email_status: "pending" | "sent" | "failed" | null;
             event_id: string;
@@ -5014,6 +5017,7 @@ export interface components {
          *           "data": {
          *             "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8"
          *           },
+         *           "delivery": "instant",
          *           "email_status": null,
          *           "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
          *           "event_type": "post.created",
@@ -5040,6 +5044,7 @@ export interface components {
          * @example {
          *       "channel": "email",
          *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "delivery": "instant",
          *       "enabled": true,
          *       "events": [
          *         "post.created",
@@ -5057,6 +5062,8 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
+            /** @enum {string} */
+            delivery: "instant" | "daily";
             enabled: boolean;
             events: string[];
             id: string;
@@ -5066,6 +5073,7 @@ export interface components {
         /**
          * @example {
          *       "channel": "email",
+         *       "delivery": "instant",
          *       "events": [
          *         "post.created",
          *         "status.changed"
@@ -5075,6 +5083,8 @@ export interface components {
         NotificationSubscriptionCreate: {
             /** @enum {string} */
             channel: "email" | "in_app";
+            /** @enum {string} */
+            delivery?: "instant" | "daily";
             /** @description Event kinds to receive */
             events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
         };
@@ -5082,9 +5092,14 @@ export interface components {
          * @example {
          *       "enabled": false
          *     }
+         * @example {
+         *       "delivery": "daily"
+         *     }
          */
         NotificationSubscriptionToggle: {
-            enabled: boolean;
+            /** @enum {string} */
+            delivery?: "instant" | "daily";
+            enabled?: boolean;
         };
         /**
          * @example {

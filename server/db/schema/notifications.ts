@@ -6,11 +6,14 @@ import { workspaces } from './workspaces.ts'
 
 export const NOTIFICATION_CHANNELS = ['email', 'in_app'] as const
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number]
+/** `instant`: each event as it happens; `daily`: one e-mail a day gathering them (e-mail only). */
+export const NOTIFICATION_DELIVERIES = ['instant', 'daily'] as const
+export type NotificationDelivery = (typeof NOTIFICATION_DELIVERIES)[number]
 
 const workspaceId = () => text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' })
 const userId = () => text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' })
 
-/** A member's choice of event kinds on one channel; one per member and channel. */
+/** A member's choice of event kinds on one channel; one per member, channel and delivery. */
 export const notificationSubscriptions = pgTable('notification_subscriptions', {
   id: id(),
   workspaceId: workspaceId(),
@@ -18,9 +21,10 @@ export const notificationSubscriptions = pgTable('notification_subscriptions', {
   events: jsonb('events').$type<string[]>().notNull(),
   channel: text('channel', { enum: NOTIFICATION_CHANNELS }).notNull(),
   enabled: boolean('enabled').notNull().default(true),
+  delivery: text('delivery', { enum: NOTIFICATION_DELIVERIES }).notNull().default('instant'),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
-}, (table) => [uniqueIndex('notification_subscriptions_member_channel_key').on(table.workspaceId, table.userId, table.channel)])
+}, (table) => [uniqueIndex('notification_subscriptions_member_channel_key').on(table.workspaceId, table.userId, table.channel, table.delivery)])
 
 export const EMAIL_STATES = ['pending', 'sent', 'failed'] as const
 
@@ -37,13 +41,17 @@ export const notificationEvents = pgTable('notification_events', {
   data: jsonb('data').$type<Record<string, unknown>>().notNull(),
   /** Null for in-app notifications. */
   emailStatus: text('email_status', { enum: EMAIL_STATES }),
+  /** Part of a daily digest: waits (its lease is its "not before") and goes out with the member's others. */
+  digest: boolean('digest').notNull().default(false),
+  /** When the digest it belongs to goes out; set by the mailer when it first sees the row. */
+  digestAt: at('digest_at'),
   emailAttempts: integer('email_attempts').notNull().default(0),
   /** A sender's claim on the e-mail (or the earliest next try after a failure). */
   emailLeaseUntil: at('email_lease_until'),
   sentAt: at('sent_at'),
   createdAt: createdAt(),
 }, (table) => [
-  uniqueIndex('notification_events_member_event_key').on(table.userId, table.eventId, table.channel),
+  uniqueIndex('notification_events_member_event_key').on(table.userId, table.eventId, table.channel, table.digest),
   index('notification_events_workspace_created_idx').on(table.workspaceId, table.createdAt),
   // The sender's queue: only unsent e-mails, in the order it claims them, so a claim walks the index and
   // stops at its limit instead of sorting every pending e-mail (server/db/work.ts claimOldestPending).

@@ -55,6 +55,7 @@ export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[], worksp
       subject: describeEvent(event.type, event.data as Data),
       data: event.data,
       emailStatus: subscription.channel === 'email' ? ('pending' as const) : null,
+      digest: subscription.delivery === 'daily',
     })))
   if (values.length) await tx.insert(notificationEvents).values(values).onConflictDoNothing()
 }

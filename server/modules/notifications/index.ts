@@ -34,14 +34,14 @@ export const notificationsModule = (ctx: AppContext) =>
       // Subscriptions belong to a person; a key has none to subscribe, so creating one is dashboard-only.
       workspace: { role: 'member' },
       response: { 201: SubscriptionResponse },
-      detail: { operationId: 'createNotificationSubscription', tags, summary: 'Subscribe the signed-in member to event kinds on one channel', description: 'One subscription per member and channel (`email` or `in_app`); a second is 409. Dashboard only: an API key has no member to subscribe (403 DASHBOARD_ONLY).' },
+      detail: { operationId: 'createNotificationSubscription', tags, summary: 'Subscribe the signed-in member to event kinds on one channel', description: 'One subscription per member, channel (`email` or `in_app`) and delivery (`instant`, the default, or `daily`: one e-mail a day at `NOTIFY_DIGEST_HOUR` UTC, e-mail only); a second is 409. A new workspace subscribes its owner to `post.created` as a daily e-mail digest. Dashboard only: an API key has no member to subscribe (403 DASHBOARD_ONLY).' },
     })
-    .patch('/subscriptions/:subscription_id', async ({ workspace, caller, params, body }) => toSubscriptionResponse(await notifications.toggleSubscription(ctx.db, audience(workspace, caller), params.subscription_id, body.enabled)), {
+    .patch('/subscriptions/:subscription_id', async ({ workspace, caller, params, body }) => toSubscriptionResponse(await notifications.updateSubscription(ctx.db, audience(workspace, caller), params.subscription_id, body)), {
       params: SubscriptionParams,
       body: SubscriptionToggle,
       workspace: { scope: 'notifications:write' },
       response: { 200: SubscriptionResponse },
-      detail: { operationId: 'toggleNotificationSubscription', tags, summary: 'Turn a subscription on or off', description: "A member changes their own; a key any member's in its workspace." },
+      detail: { operationId: 'toggleNotificationSubscription', tags, summary: 'Turn a subscription on or off, or change its delivery', description: "`enabled` turns it on or off; `delivery` switches between an e-mail per event (`instant`) and one a day (`daily`, e-mail only; 422 on `in_app`; 409 if the member already has one of that delivery on the channel). A member changes their own; a key any member's in its workspace." },
     })
     .delete('/subscriptions/:subscription_id', async ({ workspace, caller, params, set }) => {
       await notifications.deleteSubscription(ctx.db, audience(workspace, caller), params.subscription_id)

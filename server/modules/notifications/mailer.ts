@@ -11,6 +11,7 @@ import { fileUrl } from '../files/url.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/work.ts'
+import { handleDigestRows } from './digest.ts'
 
 const MAX_ATTEMPTS = 5
 export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
@@ -18,7 +19,7 @@ export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_event
 /** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
 function claim(ctx: BackgroundContext, limit: number) {
   return claimOldestPending(ctx.db, NOTIFICATION_MAIL_QUEUE, limit, (tx, claimed: { id: string }[]) => tx
-    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
+    .select({ event: notificationEvents, email: users.email, workspaceName: workspaces.name, workspaceSlug: workspaces.slug, intakeToken: workspaces.emailIntakeToken, logoFileId: workspaces.logoFileId })
     .from(notificationEvents)
     .innerJoin(users, eq(users.id, notificationEvents.userId))
     .innerJoin(workspaces, eq(workspaces.id, notificationEvents.workspaceId))
@@ -51,13 +52,16 @@ async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof cl
   }
 }
 
-/** Notification e-mail as a queue of the background mailer: up to 20 a batch. */
+/** Notification e-mail as a queue of the background mailer: up to 20 a batch; digest rows go to digest.ts. */
 export const notificationMail: MailQueue = {
   name: 'notifications',
   tables: ['notification_events'],
   async send(ctx) {
     const batch = await claim(ctx, 20)
-    await Promise.all(batch.map((row) => sendOne(ctx, row)))
+    await Promise.all([
+      ...batch.filter((row) => !row.event.digest).map((row) => sendOne(ctx, row)),
+      handleDigestRows(ctx, batch.filter((row) => row.event.digest)),
+    ])
     return batch.length
   },
   msUntilDue: (ctx) => msUntilPending(ctx.db, NOTIFICATION_MAIL_QUEUE),

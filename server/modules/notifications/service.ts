@@ -1,7 +1,7 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
-import { notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
-import { conflict, notFound } from '../../errors.ts'
+import { isUniqueViolation, type Db, type Tx } from '../../db/client.ts'
+import { notificationEvents, notificationSubscriptions, type NotificationChannel, type NotificationDelivery } from '../../db/schema/index.ts'
+import { conflict, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Page } from '../../lib/paging.ts'
 
@@ -14,20 +14,40 @@ const subscriptionsOf = (audience: Audience): SQL =>
 export const listSubscriptions = (db: Db, audience: Audience) =>
   db.select().from(notificationSubscriptions).where(subscriptionsOf(audience)).orderBy(notificationSubscriptions.createdAt)
 
-export async function createSubscription(db: Db, workspaceId: string, userId: string, input: { events: string[]; channel: 'email' | 'in_app' }) {
+/** A digest gathers e-mails; in-app notifications are read in a list and have nothing to gather. */
+function checkDelivery(channel: NotificationChannel, delivery: NotificationDelivery) {
+  if (delivery === 'daily' && channel !== 'email') throw invalid(['body', 'delivery'], 'A daily digest is for the email channel only')
+}
+
+export async function createSubscription(db: Db | Tx, workspaceId: string, userId: string, input: { events: string[]; channel: NotificationChannel; delivery?: NotificationDelivery }) {
+  const delivery = input.delivery ?? 'instant'
+  checkDelivery(input.channel, delivery)
   const [row] = await db.insert(notificationSubscriptions)
-    .values({ id: newId('notificationSubscription'), workspaceId, userId, events: input.events, channel: input.channel })
+    .values({ id: newId('notificationSubscription'), workspaceId, userId, events: input.events, channel: input.channel, delivery })
     .onConflictDoNothing()
     .returning()
-  if (!row) throw conflict(`You already have a ${input.channel} subscription here; change its events by deleting and re-creating it`)
+  if (!row) throw conflict(`You already have a ${delivery} ${input.channel} subscription here; change its events by deleting and re-creating it`)
   return row
 }
 
-export async function toggleSubscription(db: Db, audience: Audience, id: string, enabled: boolean) {
-  const [row] = await db.update(notificationSubscriptions).set({ enabled, updatedAt: new Date() })
-    .where(and(eq(notificationSubscriptions.id, id), subscriptionsOf(audience))).returning()
-  if (!row) throw notFound('Subscription')
-  return row
+/** What a new workspace's owner hears by default: each new post, in one e-mail a day. */
+export const OWNER_DEFAULT_SUBSCRIPTION: { events: string[]; channel: NotificationChannel; delivery: NotificationDelivery } = { events: ['post.created'], channel: 'email', delivery: 'daily' }
+
+export async function updateSubscription(db: Db, audience: Audience, id: string, change: { enabled?: boolean; delivery?: NotificationDelivery }) {
+  if (change.delivery) {
+    const [current] = await db.select({ channel: notificationSubscriptions.channel }).from(notificationSubscriptions).where(and(eq(notificationSubscriptions.id, id), subscriptionsOf(audience)))
+    if (!current) throw notFound('Subscription')
+    checkDelivery(current.channel, change.delivery)
+  }
+  try {
+    const [row] = await db.update(notificationSubscriptions).set({ ...change, updatedAt: new Date() })
+      .where(and(eq(notificationSubscriptions.id, id), subscriptionsOf(audience))).returning()
+    if (!row) throw notFound('Subscription')
+    return row
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`You already have a ${change.delivery} subscription on this channel`)
+    throw error
+  }
 }
 
 export async function deleteSubscription(db: Db, audience: Audience, id: string) {

@@ -5,6 +5,7 @@ import { slugTaken } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
 import { createDefaultStatuses } from '../statuses/defaults.ts'
+import { createSubscription, OWNER_DEFAULT_SUBSCRIPTION } from '../notifications/service.ts'
 
 export const TRIAL_DAYS = 14
 
@@ -21,6 +22,7 @@ export async function createWorkspace(db: Db, ownerId: string, input: { name: st
       }).returning()
       await tx.insert(members).values({ workspaceId: workspace!.id, userId: ownerId, role: 'owner', status: 'active', joinedAt: new Date() })
       await createDefaultStatuses(tx as unknown as Db, workspace!.id)
+      await createSubscription(tx, workspace!.id, ownerId, OWNER_DEFAULT_SUBSCRIPTION)
       return workspace!
     })
   } catch (error) {
