@@ -14,7 +14,7 @@ import { getConfig } from '../../server/config.ts'
 import type { Database } from '../../server/db/client.ts'
 import { rowsOf } from '../../server/db/client.ts'
 import { counterKey } from '../../server/lib/rate-limit.ts'
-import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, freshRateWindow, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
 import { freePort } from '../helpers/ports.ts'
 import { eventually } from '../helpers/receiver.ts'
@@ -286,6 +286,24 @@ describe('security', () => {
     expect(Date.now() - revokedAt).toBeLessThan(1000)
     expect(refusedAgain.status).toBe(401)
     await admin.end()
+  }, 60_000)
+
+  test('a member demoted through one process loses the admin role on the other within a second (its membership was cached there)', async () => {
+    const b = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)
+    const member = await addMember(h, ws, `demoted-${Date.now()}@example.com`, 'admin')
+    const onB = clientOf(b.port, {}, member.client)
+    for (let i = 0; i < 2; i++) expect((await onB.get(`/api/v1/workspaces/${ws.slug}/webhooks`)).status).toBe(200)
+    const demoted = await ws.owner.patch(`/api/v1/workspaces/${ws.slug}/members/${member.userId}`, { role: 'member' })
+    expect(demoted.status).toBe(200)
+    const at = Date.now()
+    const refused = await eventually(async () => {
+      const res = await onB.get(`/api/v1/workspaces/${ws.slug}/webhooks`)
+      return res.status === 403 && res
+    }, 1000, 'the demotion on the other process')
+    expect(Date.now() - at).toBeLessThan(1000)
+    expect(refused.body.code).toBe('FORBIDDEN')
+    // A read every member may make still works there.
+    expect((await onB.get(`/api/v1/workspaces/${ws.slug}/boards`)).status).toBe(200)
   }, 60_000)
 
   test('one key\'s rate-limit budget is shared by every process: what one spends, the other cannot', async () => {
