@@ -29,8 +29,8 @@ const bigPosts = Number(process.env.BENCH_POSTS ?? 100_000)
 const votesPerUser = 100
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
 
-/** `compare` (Chorus against the raw server), `rate` (the reads' latency at fixed rates), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
-const phases = (process.env.BENCH_PHASES ?? 'compare,rate,processes,size').split(',')
+/** `compare` (Chorus against the raw server), `least` (the keyed reads against the least-work baseline too), `rate` (the reads' latency at fixed rates), `processes` (1 and one per core) and `size` (the list at 200 and 100,000 posts); each writes its own section. */
+const phases = (process.env.BENCH_PHASES ?? 'compare,least,rate,processes,size').split(',')
 /** The rate phase's offered loads, as shares of what the raw server serves at saturation in the same phase. */
 const RATE_SHARES = [0.25, 0.5]
 const name = process.env.BENCH_DATABASE ?? 'bench_posts'
@@ -277,6 +277,45 @@ try {
       '',
       '| request | raw req/s | p50 | p99 | Chorus req/s | p50 | p99 | ratio (goal) | Chorus peak RSS |',
       '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ])
+  }
+
+  if (phases.includes('least')) {
+    const loadAtStart = load()
+    const least: Record<string, Load> = {
+      'GET /boards/ideas/posts?per_page=20&sort=top': { path: '/least/boards/ideas/posts?per_page=20', headers: auth },
+      'GET /posts/{id}': { path: `/least/posts/${smallPostIds[0]}`, headers: auth },
+    }
+    const rows: string[] = []
+    for (const route of reads.filter((candidate) => !only || candidate.name.includes(only))) {
+      const runs: { least: Result; raw: Result; chorus: Result & { rss: number } }[] = []
+      for (let round = 0; round < rounds; round++) {
+        // Three servers one right after the other; the order turns each round so none always runs first.
+        const order = ['least', 'raw', 'chorus'].map((_, i, all) => all[(i + round) % all.length]!)
+        const run: Partial<(typeof runs)[number]> = {}
+        for (const kind of order) {
+          if (kind === 'least') run.least = await withServer('raw', (port) => (wrk(port, least[route.name]!, 3), wrk(port, least[route.name]!)))
+          else if (kind === 'raw') run.raw = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
+          else run.chorus = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) }))
+        }
+        runs.push(run as (typeof runs)[number])
+      }
+      const byRatio = [...runs].sort((a, b) => a.chorus.rps / a.least.rps - b.chorus.rps / b.least.rps)
+      const median = byRatio[Math.floor((byRatio.length - 1) / 2)]!
+      const ratios = runs.map((run) => run.chorus.rps / run.least.rps)
+      const range = runs.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : ''
+      const line = `| ${route.name} | ${fmt(median.least)} | ${fmt(median.raw)} | ${fmt(median.chorus)} | **${(median.chorus.rps / median.least.rps).toFixed(2)}×**${range} (≥ 0.7×) | ${(median.chorus.rps / median.raw.rps).toFixed(2)}× | ${(median.chorus.p99 / median.least.p99).toFixed(2)}× (≤ 2×) | ${median.chorus.rss.toFixed(0)} MiB |`
+      console.log(line)
+      rows.push(line)
+    }
+    await writeSection('Posts: Chorus against the least-work baseline', [
+      `${setup} ${shared(loadAtStart)}`,
+      '',
+      `The least-work baseline (bench/raw-server.ts, \`/least/...\`) does what an authenticated read needs at the least on this stack: SHA-256 of the key, one key lookup, one query on a flat copy of the posts (\`bench_flat_posts\`: no joins, no labels, no author, no total, no rate limit), JSON out. The same-queries baseline is the raw server of the section above. Each round runs the three servers one right after the other (the order turned each round); the row shows the round with the median Chorus / least-work ratio, the range over ${rounds} round${rounds === 1 ? '' : 's'} in brackets.`,
+      '',
+      '| request | least-work req/s | p50 | p99 | same-queries req/s | p50 | p99 | Chorus req/s | p50 | p99 | Chorus / least-work (goal) | Chorus / same-queries | p99 / least-work p99 (goal) | Chorus peak RSS |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ])
   }

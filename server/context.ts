@@ -1,4 +1,5 @@
 import type { Config } from './config.ts'
+import { createChangeFeed, type ChangeFeed } from './db/changes.ts'
 import type { Database, Db } from './db/client.ts'
 import { createLogger, type Logger } from './lib/log.ts'
 import { createDns } from './lib/dns.ts'
@@ -25,6 +26,8 @@ export interface AppContext {
   outbound: Outbound
   /** Uploaded files: a directory under DATA_DIR, or S3 when configured. */
   storage: Storage
+  /** Committed changes to what the per-process caches hold, and whether they are heard now (server/db/changes.ts). */
+  changes: ChangeFeed
   /** Set by the background worker's supervisor; read by /health. */
   background: { state: BackgroundState }
   keys: {
@@ -45,6 +48,9 @@ export async function createContext(config: Config, database: Database, override
   if (!config.secretKey) throw new Error('SECRET_KEY must be resolved before the app is created')
   const log = overrides.log ?? createLogger(config.logLevel)
   const secrets = await createSecrets(config.secretKey)
+  const changes = createChangeFeed()
+  // PGlite announces changes in this thread; on PostgreSQL the background worker's connection does (supervisor.ts).
+  if (database.driver === 'pglite') await database.listenForChanges(changes.changed, changes.setLive)
   return {
     config: config as Config & { secretKey: string },
     db: database.db,
@@ -55,6 +61,7 @@ export async function createContext(config: Config, database: Database, override
     secrets,
     outbound: outboundFor(config),
     storage: overrides.storage ?? createStorage(config),
+    changes,
     background: { state: 'off' },
     keys: {
       accessToken: await secrets.deriveKey('access-token'),

@@ -5,10 +5,11 @@
 // pages (test/api/background-imports.test.ts). On PostgreSQL it opens a small pool of its own; on PGlite
 // its statements run in the main thread (pglite-bridge.ts).
 //
-// Messages: main → worker  { type: 'start', config, databaseUrl }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
+// Messages: main → worker  { type: 'start', config, driver, counters }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
 //           worker → main  { type: 'ready' }  { type: 'owner', owner }  { type: 'stopped' }  and the bridge's requests
 import type { Config } from '../config.ts'
 import { outboundFor } from '../context.ts'
+import { createChangeFeed, type ChangeFeed } from '../db/changes.ts'
 import { openDatabase } from '../db/client.ts'
 import { createLogger } from '../lib/log.ts'
 import { createMailer } from '../lib/mail.ts'
@@ -22,7 +23,7 @@ import { bridgedDatabase, type BridgeAnswer } from './pglite-bridge.ts'
 declare const self: Worker
 
 export type WorkerCommand =
-  | { type: 'start'; config: Config & { secretKey: string }; driver: 'pglite' | 'postgres' }
+  | { type: 'start'; config: Config & { secretKey: string }; driver: 'pglite' | 'postgres'; counters: Int32Array }
   | { type: 'stop' }
   | { type: 'exit-on-claim' }
 export type WorkerReport = { type: 'ready' } | { type: 'owner'; owner: number } | { type: 'stopped' }
@@ -34,15 +35,30 @@ const report = (message: WorkerReport) => self.postMessage(message)
 let bridge: ReturnType<typeof bridgedDatabase> | undefined
 let exitOnClaim = false
 let stop: (() => Promise<void>) | undefined
+let stopping = false
 
-async function start(config: Config & { secretKey: string }, driver: 'pglite' | 'postgres') {
+/** Listens on `chorus_cache` for the main thread's caches, trying again each second until it listens (they stay off meanwhile). */
+async function listenForCaches(database: ReturnType<typeof openDatabase>, feed: ChangeFeed) {
+  while (!stopping) {
+    try {
+      return void (await database.listenForChanges(feed.changed, feed.setLive))
+    } catch {
+      await Bun.sleep(1000)
+    }
+  }
+}
+
+async function start(config: Config & { secretKey: string }, driver: 'pglite' | 'postgres', counters: Int32Array) {
   const log = createLogger(config.logLevel)
   let database: BackgroundContext['database'] & { db: BackgroundContext['db']; close?(): Promise<void> }
   if (driver === 'pglite') {
     bridge = bridgedDatabase((request) => self.postMessage(request))
     database = bridge.database
   } else {
-    database = openDatabase(config.databaseUrl, config.dataDir, { poolSize: POOL_SIZE })
+    const opened = openDatabase(config.databaseUrl, config.dataDir, { poolSize: POOL_SIZE })
+    database = opened
+    // The main thread's caches hear changes on this thread's LISTEN connection, the one the loops' wake-ups use.
+    void listenForCaches(opened, createChangeFeed(counters))
   }
   const ctx: BackgroundContext = {
     config, db: database.db, database, log,
@@ -57,7 +73,6 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     // The test hook: the worker dies right after a claim, before any of it is sent (its leases are all that is left).
     onClaimed: (_claimed, held) => { if (exitOnClaim && held > 0) process.exit(70) },
   })
-  let stopping = false
   stop = async () => {
     stopping = true
     await deliveries.stop()
@@ -77,7 +92,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
 self.onmessage = (event: MessageEvent<WorkerCommand | BridgeAnswer>) => {
   const message = event.data
   if ('db' in message) return void bridge?.handle(message)
-  if (message.type === 'start') void start(message.config, message.driver)
+  if (message.type === 'start') void start(message.config, message.driver, message.counters)
   else if (message.type === 'exit-on-claim') exitOnClaim = true
   else if (message.type === 'stop') void (stop?.() ?? Promise.resolve()).finally(() => report({ type: 'stopped' }))
 }

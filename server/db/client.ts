@@ -5,6 +5,7 @@ import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { markEffectsOnCommit } from './effects.ts'
+import { CACHE_CHANNEL } from './changes.ts'
 import { isConnectionError } from './errors.ts'
 import { workChannel, type ListenForWork } from './work.ts'
 
@@ -28,6 +29,11 @@ export interface Database {
   ping(): Promise<boolean>
   /** Calls back when a transaction that added background work commits (server/db/work.ts). */
   listenForWork: ListenForWork
+  /**
+   * Hears `chorus_cache` (server/db/changes.ts): `onChange` with each payload, `onLive` true once listening
+   * and again after every reconnect, false the moment the listening connection is lost.
+   */
+  listenForChanges(onChange: (table: string) => void, onLive: (live: boolean) => void): Promise<() => Promise<void>>
   /** PGlite only: the data directory as a tarball, to start other instances from. */
   dumpDataDir?(): Promise<Blob>
   /** PGlite only: the engine itself, which the background worker's statements reach through the main thread (server/background/pglite-bridge.ts). */
@@ -73,6 +79,15 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
         const unlistens = await Promise.all(tables.map((table) => client.listen(workChannel(table), () => onWork(table))))
         return async () => { await Promise.all(unlistens.map((unlisten) => unlisten())) }
       },
+      async listenForChanges(onChange, onLive) {
+        // One process owns the engine, and it calls listeners before the writing statement returns: never lost.
+        const unlisten = await client.listen(CACHE_CHANNEL, onChange)
+        onLive(true)
+        return async () => {
+          onLive(false)
+          await unlisten()
+        }
+      },
       dumpDataDir: () => client.dumpDataDir('none'),
       pglite: client,
       close: () => client.close(),
@@ -107,7 +122,51 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
       const listening = await Promise.all(tables.map((table) => client.listen(workChannel(table), () => onWork(table), () => onWork('*'))))
       return async () => { await Promise.all(listening.map(({ unlisten }) => unlisten())) }
     },
+    async listenForChanges(onChange, onLive) {
+      let live = false
+      const setLive = (next: boolean) => onLive((live = next))
+      const subscribe = () => client.listen(CACHE_CHANNEL, onChange, () => setLive(true))
+      const { unlisten } = await subscribe()
+      const listener = listenerOf(client)
+      listener.onClose(() => setLive(false))
+      // postgres.js re-listens once after a close; if that attempt fails (the database still down), the
+      // channel stays registered with the failed attempt and is never tried again. Until it listens, it is
+      // tried again every 2 s.
+      const retry = setInterval(() => {
+        if (live) return
+        listener.forget(CACHE_CHANNEL)
+        subscribe().catch(() => {})
+      }, 2000)
+      retry.unref()
+      return async () => {
+        clearInterval(retry)
+        setLive(false)
+        await unlisten()
+      }
+    },
     close: () => client.end({ timeout: 5 }),
+  }
+}
+
+/**
+ * What postgres.js (3.4.9, src/index.js) keeps of its listening connection on the `listen` function: the
+ * `Sql` pool it listens on (`listen.sql`, whose pool reads `options.onclose` at each close) and the channels
+ * with their pending LISTEN (`listen.channels`). It re-listens after a close and then calls `onlisten`
+ * again, but says nothing when the connection closes: notifications sent meanwhile are lost.
+ */
+function listenerOf(client: postgres.Sql) {
+  const internals = client.listen as unknown as { sql?: { options: { onclose?: (id: number) => void } }; channels?: Record<string, unknown> }
+  if (!internals.sql) throw new Error('postgres.js keeps no listening connection where expected (listen.sql)')
+  const options = internals.sql.options
+  return {
+    onClose(lost: () => void) {
+      const previous = options.onclose
+      options.onclose = (id) => {
+        lost()
+        previous?.(id)
+      }
+    },
+    forget: (channel: string) => void delete internals.channels?.[channel],
   }
 }
 

@@ -10,6 +10,8 @@ export interface RateLimitResult {
   remaining: number
   /** Seconds until the window resets. */
   resetSeconds: number
+  /** PostgreSQL only: the count of credential changes (`cache_changes`, migration 0043), read in the same statement. */
+  changes?: number
 }
 
 export interface RateLimiter {
@@ -69,6 +71,9 @@ export function redisRateLimiter(url: string): RateLimiter {
  */
 export const counterKey = (key: string, windowSeconds: number) => new Bun.CryptoHasher('sha256').update(`${key}:${windowSeconds}`).digest('base64url')
 
+/** How many times a cached credential's tables changed (migration 0043): a key cached before the count moved is looked up again. */
+export const CREDENTIAL_CHANGES = sql<number>`(select n from cache_changes where id = 1)`.mapWith(Number)
+
 /** About one hit in this many also deletes the windows that have ended. */
 const PURGE_ONE_IN = 1000
 
@@ -80,7 +85,7 @@ const PURGE_ONE_IN = 1000
 const countHit = compiled('count_rate_limit_hit', (db) => db.insert(rateLimitCounters)
   .values({ key: sql.placeholder('key'), window: sql.placeholder('window'), count: 1, expiresAt: sql.placeholder('expiresAt') })
   .onConflictDoUpdate({ target: [rateLimitCounters.key, rateLimitCounters.window], set: { count: sql`${rateLimitCounters.count} + 1` } })
-  .returning({ count: rateLimitCounters.count }))
+  .returning({ count: rateLimitCounters.count, changes: CREDENTIAL_CHANGES }))
 
 export function postgresRateLimiter(db: Db): RateLimiter {
   return {
@@ -89,7 +94,7 @@ export function postgresRateLimiter(db: Db): RateLimiter {
       const window = Math.floor(now / (windowSeconds * 1000))
       const [row] = await countHit(db).execute({ key: counterKey(key, windowSeconds), window, expiresAt: new Date((window + 1) * windowSeconds * 1000) })
       if (Math.random() * PURGE_ONE_IN < 1) void db.delete(rateLimitCounters).where(lt(rateLimitCounters.expiresAt, sql`now()`)).catch(() => {})
-      return result(row!.count, limit, windowSeconds, now)
+      return { ...result(row!.count, limit, windowSeconds, now), changes: row!.changes }
     },
     close() {},
   }

@@ -156,15 +156,19 @@ export const bearerAccess = perApp((ctx: AppContext) => {
      * another resource than `resource`); counts the request against the credential's rate limit.
      */
     async authenticate(value: string, headers: Record<string, string | number>, resource: 'api' | 'mcp' = 'api'): Promise<BearerResolved> {
-      let resolved: BearerResolved
-      if (value.startsWith(OAUTH_ACCESS_PREFIX)) resolved = await resolve.oauthToken(value, resource)
-      else {
-        const { key, workspace } = await resolve.apiKey(value)
-        resolved = { caller: { kind: 'api_key', keyId: key.id, name: key.name, scopes: key.scopes, workspaceId: workspace.id }, workspace }
+      if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
+        const resolved = await resolve.oauthToken(value, resource)
+        await enforceRateLimit(ctx, headers, `oauth:${resolved.caller.familyId}`, ctx.config.rateLimitPerKey)
+        return resolved
       }
-      const { caller } = resolved
-      await enforceRateLimit(ctx, headers, caller.kind === 'oauth' ? `oauth:${caller.familyId}` : `key:${caller.keyId}`, ctx.config.rateLimitPerKey)
-      return resolved
+      let row = await resolve.apiKey(value)
+      const limited = await enforceRateLimit(ctx, headers, `key:${row.key.id}`, ctx.config.rateLimitPerKey)
+      // The key may come from this process's cache: if a credential changed since it was read (the count the
+      // rate-limit statement returns moved), it is read again before it acts, whether or not the change's
+      // notification has arrived yet. So a revocation is refused by the very next request on every process.
+      if (limited.changes !== undefined && limited.changes !== row.changes) row = await resolve.apiKey(value, true)
+      const { key, workspace } = row
+      return { caller: { kind: 'api_key', keyId: key.id, name: key.name, scopes: key.scopes, workspaceId: workspace.id }, workspace }
     },
     /** What one operation needs: a scope (none: dashboard-only), the workspace named in the path, an active subscription for writes. */
     authorize({ caller, workspace }: BearerResolved, access: WorkspaceAccess, slug: string | undefined, write: boolean) {

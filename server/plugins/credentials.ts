@@ -1,8 +1,10 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm'
 import { perApp, type AppContext } from '../context.ts'
+import { boundedCache } from '../db/changes.ts'
 import { compiled } from '../db/compiled.ts'
 import { apiKeys, members, oauthClients, oauthGrants, oauthTokens, sessions, users, workspaces, type Role } from '../db/schema/index.ts'
 import { ApiError } from '../errors.ts'
+import { CREDENTIAL_CHANGES } from '../lib/rate-limit.ts'
 import { cookieValue } from '../lib/http-headers.ts'
 import { sha256Hex, timingSafeEqual } from '../lib/secrets.ts'
 import { verifyJwt } from '../lib/jwt.ts'
@@ -108,7 +110,7 @@ const sessionLookup = compiled('auth_session', (db) => db
 
 // Only the key's columns a request uses: this statement runs on every keyed request.
 const keyLookup = compiled('auth_api_key', (db) => db
-  .select({ key: { id: apiKeys.id, name: apiKeys.name, scopes: apiKeys.scopes, keyHash: apiKeys.keyHash, lastUsedAt: apiKeys.lastUsedAt }, workspace: workspaces })
+  .select({ key: { id: apiKeys.id, name: apiKeys.name, scopes: apiKeys.scopes, keyHash: apiKeys.keyHash, lastUsedAt: apiKeys.lastUsedAt }, workspace: workspaces, changes: CREDENTIAL_CHANGES })
   .from(apiKeys)
   .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
   .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt))))
@@ -135,8 +137,18 @@ const membershipLookup = compiled('auth_membership', (db) => db
   .leftJoin(members, and(eq(members.workspaceId, workspaces.id), eq(members.userId, sql.placeholder('uid'))))
   .where(eq(workspaces.slug, sql.placeholder('slug'))))
 
-/** The resolvers behind every authenticated request. */
+type KeyRow = Awaited<ReturnType<ReturnType<typeof keyLookup>['execute']>>[number]
+type MembershipRow = Awaited<ReturnType<ReturnType<typeof membershipLookup>['execute']>>[number]
+
+/**
+ * The resolvers behind every authenticated request. A key (by its hash) and a session's membership (by
+ * slug and user) are answered from per-process caches while the process hears every change to the
+ * tables they read (server/db/changes.ts, migration 0043): a revocation, a new role or a subscription
+ * change drops them on every process at once, and without a listening connection they are off.
+ */
 export function credentialResolvers(ctx: AppContext) {
+  const keys = boundedCache<KeyRow>(ctx.changes, ['api_keys', 'workspaces'], ctx.config.cacheEntries)
+  const memberships = boundedCache<MembershipRow>(ctx.changes, ['members', 'workspaces'], ctx.config.cacheEntries)
   return {
     async session(accessToken: string | undefined): Promise<SessionCaller | null> {
       if (!accessToken) return null
@@ -146,14 +158,19 @@ export function credentialResolvers(ctx: AppContext) {
       return row ? { kind: 'session', user: row.user, sessionId: claims.sid, impersonatorId: row.impersonatorId } : null
     },
 
-    /** Throws 401 INVALID_API_KEY for malformed, unknown and revoked keys. */
-    async apiKey(value: string) {
+    /**
+     * Throws 401 INVALID_API_KEY for malformed, unknown and revoked keys. `changes` is the row's count of
+     * credential changes when it was read: a caller that sees a newer count asks again with `fresh`.
+     */
+    async apiKey(value: string, fresh = false) {
       if (!KEY_PATTERN.test(value)) throw invalidKey()
       const hash = sha256Hex(value)
-      const [row] = await keyLookup(ctx.db).execute({ hash })
+      const row = await keys.through(hash, async () => (await keyLookup(ctx.db).execute({ hash }))[0], fresh)
       // The index lookup already matched the hash; the constant-time compare keeps the final check free of early exits.
       if (!row || !timingSafeEqual(row.key.keyHash, hash)) throw invalidKey()
       if (!row.key.lastUsedAt || Date.now() - row.key.lastUsedAt.getTime() > 60_000) {
+        // Not announced (migration 0043 leaves the column out): the cached row keeps its own time.
+        row.key.lastUsedAt = new Date()
         await ctx.db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, row.key.id))
       }
       return row
@@ -179,7 +196,7 @@ export function credentialResolvers(ctx: AppContext) {
     },
 
     async membership(slug: string, userId: string) {
-      const [row] = await membershipLookup(ctx.db).execute({ slug, uid: userId })
+      const row = await memberships.through(`${slug}\n${userId}`, async () => (await membershipLookup(ctx.db).execute({ slug, uid: userId }))[0])
       return row ?? null
     },
   }

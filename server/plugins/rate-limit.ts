@@ -17,4 +17,5 @@ export async function enforceRateLimit(ctx: AppContext, headers: Headers, key: s
       'ratelimit-reset': String(result.resetSeconds),
     })
   }
+  return result
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 // An API without surprises (issue 38): a wrong method is 405 with `Allow` wherever the path exists,
 // a key on a dashboard-only route is 403 DASHBOARD_ONLY before its body is looked at, and the /docs
 // bundle goes out compressed.
@@ -128,6 +129,17 @@ describe('/docs bundle', () => {
     // br refused with q=0: gzip.
     const noBr = await h.app.handle(new Request(`http://localhost${REFERENCE_SCRIPT_PATH}`, { headers: { 'accept-encoding': 'br;q=0, gzip' } }))
     expect(noBr.headers.get('content-encoding')).toBe('gzip')
+  })
+
+  test('the vendored bundle is byte for byte the pinned dev dependency\'s (scripts/vendor-scalar.ts), and only a dev dependency', async () => {
+    const entry = import.meta.resolve('@scalar/api-reference')
+    const pinned = (JSON.parse(readFileSync(new URL('../package.json', entry), 'utf8')) as { version: string }).version
+    expect(REFERENCE_SCRIPT_PATH).toBe(`/docs/assets/scalar-${pinned}.js`)
+    const plain = await h.app.handle(new Request(`http://localhost${REFERENCE_SCRIPT_PATH}`, { headers: { 'accept-encoding': 'identity' } }))
+    expect(Buffer.from(await plain.arrayBuffer()).equals(readFileSync(new URL('browser/standalone.js', entry)))).toBe(true)
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    expect(manifest.dependencies['@scalar/api-reference']).toBeUndefined()
+    expect(manifest.devDependencies['@scalar/api-reference']).toBe(pinned)
   })
 
   test('the page offers nothing that leads to a hosted service', async () => {

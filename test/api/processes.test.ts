@@ -7,17 +7,18 @@ import { sql } from 'drizzle-orm'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir, totalmem } from 'node:os'
+import postgres from 'postgres'
 import { createApp } from '../../server/app.ts'
 import { ENGINE_DEFAULTS } from '../../server/cluster.ts'
 import { getConfig } from '../../server/config.ts'
 import type { Database } from '../../server/db/client.ts'
 import { rowsOf } from '../../server/db/client.ts'
 import { counterKey } from '../../server/lib/rate-limit.ts'
-import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
+import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, freshRateWindow, TestClient, TEST_SECRET, type Harness } from '../helpers/harness.ts'
 import { freePort } from '../helpers/ports.ts'
 import { eventually } from '../helpers/receiver.ts'
-import { freshPostgresDatabase, startServerProcess } from '../helpers/server-process.ts'
+import { ADMIN_URL, freshPostgresDatabase, startServerProcess } from '../helpers/server-process.ts'
 
 const ROOT = new URL('../..', import.meta.url).pathname
 
@@ -246,6 +247,63 @@ describe('security', () => {
     expect(Date.now() - revokedAt).toBeLessThan(1000)
     expect(refused.status).toBe(401)
     expect(refused.body.code).toBe('INVALID_API_KEY')
+  }, 60_000)
+
+  test('a process whose listening connection is killed serves no credential from memory until it listens again: a key revoked meanwhile is refused at once', async () => {
+    const b = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)
+    const key = await ws.key(['posts:read'], 'listener lost')
+    const onB = clientOf(b.port, { authorization: `Bearer ${key}` })
+    // Twice: the second answer comes from B's key cache.
+    for (let i = 0; i < 2; i++) expect((await onB.get('/api/v1/boards/ideas/posts')).status).toBe(200)
+    // One connection of our own, opened before the database refuses new ones, so B's listener cannot come back
+    // (a database's connections are switched off from another database).
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+    const server = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+    const name = new URL(databaseUrl).pathname.slice(1)
+    await admin`select 1`
+    try {
+      await server.unsafe(`alter database ${name} allow_connections false`)
+      const killed = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`
+      expect(killed.length).toBeGreaterThan(0)
+      await Bun.sleep(200)
+      // Revoked while no notification can reach B: no trigger's NOTIFY is heard, yet B refuses the key.
+      await admin`update api_keys set revoked_at = now() where name = 'listener lost'`
+      const refused = await onB.get('/api/v1/boards/ideas/posts')
+      expect(refused.status).toBe(401)
+      expect(refused.body.code).toBe('INVALID_API_KEY')
+    } finally {
+      await server.unsafe(`alter database ${name} allow_connections true`)
+      await server.end()
+    }
+    // B listens again (it retries every 2 s), and a revocation announced to it is refused within the second.
+    await eventually(async () => (await admin`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`).length > 0, 10_000, 'B listening again')
+    const again = await ws.key(['posts:read'], 'listener back')
+    const onBAgain = clientOf(b.port, { authorization: `Bearer ${again}` })
+    for (let i = 0; i < 2; i++) expect((await onBAgain.get('/api/v1/boards/ideas/posts')).status).toBe(200)
+    const revokedAt = Date.now()
+    await admin`update api_keys set revoked_at = now() where name = 'listener back'`
+    const refusedAgain = await onBAgain.get('/api/v1/boards/ideas/posts')
+    expect(Date.now() - revokedAt).toBeLessThan(1000)
+    expect(refusedAgain.status).toBe(401)
+    await admin.end()
+  }, 60_000)
+
+  test('a member demoted through one process loses the admin role on the other within a second (its membership was cached there)', async () => {
+    const b = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)
+    const member = await addMember(h, ws, `demoted-${Date.now()}@example.com`, 'admin')
+    const onB = clientOf(b.port, {}, member.client)
+    for (let i = 0; i < 2; i++) expect((await onB.get(`/api/v1/workspaces/${ws.slug}/webhooks`)).status).toBe(200)
+    const demoted = await ws.owner.patch(`/api/v1/workspaces/${ws.slug}/members/${member.userId}`, { role: 'member' })
+    expect(demoted.status).toBe(200)
+    const at = Date.now()
+    const refused = await eventually(async () => {
+      const res = await onB.get(`/api/v1/workspaces/${ws.slug}/webhooks`)
+      return res.status === 403 && res
+    }, 1000, 'the demotion on the other process')
+    expect(Date.now() - at).toBeLessThan(1000)
+    expect(refused.body.code).toBe('FORBIDDEN')
+    // A read every member may make still works there.
+    expect((await onB.get(`/api/v1/workspaces/${ws.slug}/boards`)).status).toBe(200)
   }, 60_000)
 
   test('one key\'s rate-limit budget is shared by every process: what one spends, the other cannot', async () => {

@@ -69,3 +69,23 @@ describe('lists cost a constant number of queries', () => {
     expect(comments).toBeLessThanOrEqual(4)
   })
 })
+
+describe('the credential cache', () => {
+  const keyLookups = () => h.queries.filter((statement) => statement.includes('"api_keys"."key_hash"')).length
+
+  test('a key is looked up once, then answered from memory while changes are heard; a revocation is looked up again and refused', async () => {
+    const fresh = await ws.key(['posts:read'], 'cached')
+    const api = h.client({ authorization: `Bearer ${fresh}` })
+    h.queries.length = 0
+    for (let i = 0; i < 3; i++) expect((await api.get('/api/v1/boards/small/posts')).status).toBe(200)
+    // PGlite announces changes in this process, so its caches are on; an in-process app on PostgreSQL runs no
+    // background worker, holds no LISTEN connection, and so reads the key every time.
+    expect(keyLookups()).toBe(h.database.driver === 'pglite' ? 1 : 3)
+    const [listed] = (await ws.owner.get(`/api/v1/workspaces/${ws.slug}/api-keys`)).body.filter((item: any) => item.name === 'cached')
+    expect((await ws.owner.delete(`/api/v1/workspaces/${ws.slug}/api-keys/${listed.id}`)).status).toBe(204)
+    h.queries.length = 0
+    const refused = await api.get('/api/v1/boards/small/posts')
+    expect(refused.status).toBe(401)
+    expect(keyLookups()).toBe(1)
+  })
+})

@@ -1,17 +1,13 @@
 import { Elysia, type AnyElysia } from 'elysia'
-import { readFileSync } from 'node:fs'
-import { brotliCompressSync, constants as zlib } from 'node:zlib'
 import { htmlResponse } from '../../lib/http-headers.ts'
+import { brotliBundle, plainBundle, SCALAR_VERSION } from './bundle.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 
 /**
- * The reference UI is Scalar's standalone browser bundle from our own pinned `@scalar/api-reference`,
- * served here, so /docs works offline and air-gapped. Its version is in the path: the file never
- * changes under one URL and can be cached for a year.
+ * The reference UI is Scalar's standalone browser bundle, vendored from our pinned `@scalar/api-reference`
+ * (bundle.ts) and served here, so /docs works offline and air-gapped. Its version is in the path: the
+ * file never changes under one URL and can be cached for a year.
  */
-const SCALAR_ENTRY = import.meta.resolve('@scalar/api-reference')
-const SCALAR_VERSION = (JSON.parse(readFileSync(new URL('../package.json', SCALAR_ENTRY), 'utf8')) as { version: string }).version
-const SCALAR_BUNDLE = new URL('browser/standalone.js', SCALAR_ENTRY).pathname
 export const REFERENCE_SCRIPT_PATH = `/docs/assets/scalar-${SCALAR_VERSION}.js`
 
 /**
@@ -53,25 +49,15 @@ export function docsModule(getApp: () => AnyElysia) {
 }
 
 /**
- * The 4.3 MB bundle compressed (about 1.1 MB as Brotli, 1.3 MB as gzip), each encoding made on the
- * first request that asks for it and kept (one compression of ~0.1–0.3 s per process, rather than one
- * per request or a build step a production install would need).
+ * The 4.3 MB bundle is vendored as Brotli (0.9 MB, quality 11) and sent as is to the clients that take it;
+ * gzip (made on the first request that asks for it) and identity are decompressed from it once per process.
  */
-const compressed = new Map<'br' | 'gzip', Uint8Array<ArrayBuffer>>()
-function compressedBundle(encoding: 'br' | 'gzip') {
-  let body = compressed.get(encoding)
-  if (!body) {
-    const raw = readFileSync(SCALAR_BUNDLE)
-    body = new Uint8Array(encoding === 'br' ? brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 5 } }) : Bun.gzipSync(raw, { level: 6 }))
-    compressed.set(encoding, body)
-  }
-  return body
-}
+const gzipped: { body?: Uint8Array<ArrayBuffer> } = {}
 
 function serveBundle(acceptEncoding: string) {
   const headers: Record<string, string> = { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable', vary: 'accept-encoding' }
   const accepts = (name: string) => new RegExp(`(^|[,\\s])${name}(?!;\\s*q=0(\\.0*)?(\\s|,|$))`, 'i').test(acceptEncoding)
-  const encoding = accepts('br') ? 'br' : accepts('gzip') ? 'gzip' : undefined
-  if (!encoding) return new Response(Bun.file(SCALAR_BUNDLE), { headers })
-  return new Response(compressedBundle(encoding), { headers: { ...headers, 'content-encoding': encoding } })
+  if (accepts('br')) return new Response(brotliBundle(), { headers: { ...headers, 'content-encoding': 'br' } })
+  if (accepts('gzip')) return new Response((gzipped.body ??= new Uint8Array(Bun.gzipSync(plainBundle(), { level: 6 }))), { headers: { ...headers, 'content-encoding': 'gzip' } })
+  return new Response(plainBundle(), { headers })
 }

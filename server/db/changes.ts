@@ -1,0 +1,100 @@
+// Per-process caches that every process drops at once. A trigger on each table a cache reads NOTIFYs
+// `chorus_cache` with the table's name at commit (migration 0043); the process's one LISTEN connection
+// hears it (on PostgreSQL the background worker's, on PGlite the engine itself, which calls listeners
+// before the writing statement returns). The listener counts each change in memory shared with the main
+// thread (a SharedArrayBuffer, no message hop: a worker's message reaches the main thread only after the
+// I/O already pending there, so a request right behind a revocation could still be answered from memory),
+// and a cache checks the counters of its tables at every read.
+// The caches are on only while that connection listens: from the moment it is lost (or before it first
+// listens, or in a process without a worker) every look-up goes to the database, so nothing committed
+// while no one was listening can be served from memory. Each (re)connect drops everything.
+
+/** The channel of migration 0043's triggers. */
+export const CACHE_CHANNEL = 'chorus_cache'
+
+/** The tables whose triggers notify `chorus_cache`: one counter each. */
+export const CACHED_TABLES = ['api_keys', 'workspaces', 'members'] as const
+export type CachedTable = (typeof CACHED_TABLES)[number]
+
+/** Slot 0: the listening connection's epoch, odd while it listens; then one change counter per table. */
+export const changeCounters = () => new Int32Array(new SharedArrayBuffer(4 * (1 + CACHED_TABLES.length)))
+
+export interface ChangeFeed {
+  /** The shared counters, handed to the thread that listens. */
+  readonly counters: Int32Array
+  /** True while the process hears every change: caches answer only then. */
+  readonly live: boolean
+  /** A committed change to `table` (the payload of `chorus_cache`); unknown names are ignored. */
+  changed(table: string): void
+  /** The listening connection is up (true) or lost (false); either way every cache is dropped. */
+  setLive(live: boolean): void
+  /** A number that changes whenever any of `tables` changes or the connection comes or goes. */
+  stamp(tables: readonly CachedTable[]): number
+}
+
+export function createChangeFeed(counters: Int32Array = changeCounters()): ChangeFeed {
+  const slot = (table: string) => CACHED_TABLES.indexOf(table as CachedTable) + 1
+  return {
+    counters,
+    get live() { return (Atomics.load(counters, 0) & 1) === 1 },
+    changed(table) {
+      const index = slot(table)
+      if (index > 0) Atomics.add(counters, index, 1)
+    },
+    setLive(live) {
+      // Always a new epoch, so a reconnect drops what was cached before it even if no close was seen.
+      const epoch = Atomics.load(counters, 0)
+      Atomics.store(counters, 0, epoch + ((epoch & 1) === (live ? 1 : 0) ? 2 : 1))
+    },
+    stamp(tables) {
+      // Each counter moves by small steps: weighting by position keeps two tables' changes from cancelling out.
+      let stamp = Atomics.load(counters, 0)
+      for (const table of tables) stamp = (stamp * 31 + Atomics.load(counters, slot(table))) | 0
+      return stamp
+    },
+  }
+}
+
+export interface BoundedCache<V> {
+  /**
+   * The cached answer for `key`, else loads it through `load` and keeps it, unless the feed is not live or
+   * one of the cache's tables changed while it loaded (the answer may predate the change). A null answer
+   * is not kept: a row created since is not announced. `fresh` skips the cached answer (and replaces it).
+   */
+  through(key: string, load: () => Promise<V | undefined>, fresh?: boolean): Promise<V | undefined>
+  readonly size: number
+}
+
+/**
+ * A map of at most `maxEntries` answers (the oldest inserted goes first), emptied whenever one of
+ * `tables` changes or the feed's connection comes or goes. `maxEntries` 0 turns it off.
+ */
+export function boundedCache<V>(feed: ChangeFeed, tables: readonly CachedTable[], maxEntries: number): BoundedCache<V> {
+  const entries = new Map<string, V>()
+  let validAt = feed.stamp(tables)
+  /** The current stamp, with the entries dropped if it moved. */
+  const current = () => {
+    const stamp = feed.stamp(tables)
+    if (stamp !== validAt) {
+      entries.clear()
+      validAt = stamp
+    }
+    return stamp
+  }
+  return {
+    async through(key, load, fresh = false) {
+      const started = current()
+      if (feed.live && !fresh) {
+        const hit = entries.get(key)
+        if (hit !== undefined) return hit
+      }
+      const value = await load()
+      if (feed.live && current() === started && maxEntries > 0 && value != null) {
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
+        entries.set(key, value)
+      }
+      return value
+    },
+    get size() { return entries.size },
+  }
+}
