@@ -58,6 +58,7 @@ export type Webhook = Schema<'Webhook'>
 export type WebhookCreated = Schema<'WebhookCreated'>
 export type WebhookDeliveryLog = Schema<'WebhookDeliveryLog'>
 export type WebhookRetryResult = Schema<'WebhookRetry'>
+export type WebhookTestResult = Schema<'WebhookTest'>
 export type Member = Schema<'Member'>
 export type ApiKey = Schema<'ApiKey'>
 export type User = Schema<'User'>

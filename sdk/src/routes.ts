@@ -71,6 +71,7 @@ export const ROUTES = {
   deleteWebhook: 'DELETE /workspaces/{workspace_slug}/webhooks/{webhook_id}',
   listWebhookLogs: 'GET /workspaces/{workspace_slug}/webhooks/{webhook_id}/logs',
   retryWebhookDelivery: 'POST /workspaces/{workspace_slug}/webhooks/logs/{log_id}/retry',
+  sendWebhookTestEvent: 'POST /workspaces/{workspace_slug}/webhooks/{webhook_id}/test',
 
   listOAuthGrants: 'GET /oauth/grants',
   deleteOAuthGrant: 'DELETE /oauth/grants/{family_id}',

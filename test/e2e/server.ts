@@ -27,6 +27,9 @@ import { png } from '../helpers/images.ts'
 import { startSmtp } from '../helpers/smtp.ts'
 import { E2E_APP_ORIGIN, E2E_APP_PORT, E2E_HOST_ORIGIN, E2E_HOST_PORT } from './ports.ts'
 import type { SeedOptions, SeedPost } from './widget-helpers.ts'
+import { settingsHost } from './settings-host.ts'
+import { startEventDispatcher } from '../../server/background/dispatcher.ts'
+import { startWebhookRunner } from '../../server/background/delivery-runner.ts'
 
 await buildWidget({ write: true })
 const smtp = await startSmtp()
@@ -40,11 +43,16 @@ const config = getConfig({
   SECRET_KEY: 'e2e-secret-key-that-is-long-enough-0123456789',
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_IP: '100000',
+  // The settings spec's webhook receiver is on this machine (the host origin).
+  WEBHOOK_ALLOW_PRIVATE: 'true',
 })
 const database = openDatabase(config.databaseUrl, config.dataDir)
 await database.migrate()
 const { app, ctx } = await createApp({ config, database })
 app.listen({ port: E2E_APP_PORT, hostname: '127.0.0.1' })
+// Webhook delivery as in a server process: the dispatcher fans events out, the runner's loop sends them.
+startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: database.listenForWork })
+void startWebhookRunner(ctx, { databaseUrl: config.databaseUrl }).then((runner) => runner.ready())
 
 /** None of it may reach the widget. */
 const HOSTILE_CSS = `
@@ -172,6 +180,8 @@ Bun.serve({
   async fetch(request) {
     const url = new URL(request.url)
     if (url.pathname === '/__e2e/ready') return Response.json({ ok: true })
+    const settings = await settingsHost(ctx, url, request)
+    if (settings) return settings
     if (url.pathname === '/__e2e/seed' && request.method === 'POST') return Response.json(await seed(await request.json()))
     if (url.pathname === '/__e2e/portal' && request.method === 'POST') return Response.json(await portalSeed())
     if (url.pathname === '/__e2e/oauth' && request.method === 'POST') return Response.json(await oauthSetup())

@@ -1996,6 +1996,26 @@ export interface paths {
         patch: operations["updateJwtConfig"];
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/jwt-config/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an identify token: accepted, or exactly why not
+         * @description Verifies the token as identify would (algorithm, signature, exp, sub, issuer, audience, 24 h lifetime) and answers 200 either way: `accepted` with the claims, or `reason` in words. Signs no one in. 404 when the workspace has no JWT configuration.
+         */
+        post: operations["checkJwtToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/jwt-config/rotate-secret": {
         parameters: {
             query?: never;
@@ -2462,6 +2482,26 @@ export interface paths {
          * @description Until `previous_secret_expires_at`, `webhook-signature` carries two space-separated `v1,` entries, one per secret, so a receiver can switch at any moment.
          */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to one endpoint
+         * @description Queues a `webhook.test` event (`data: {webhook_id, message}`) for this endpoint only, whatever event kinds it takes: signed and logged like any delivery, a single attempt (retry it from the log). 409 when the endpoint is disabled; 404 for an unknown id.
+         */
+        post: operations["sendWebhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4845,6 +4885,32 @@ export interface components {
         JwtSecretRotation: {
             /** @description How long the previous secret keeps verifying (default 86400 = 24 h; 0 revokes it at once, e.g. after a leak) */
             overlap_seconds?: number;
+        };
+        /**
+         * @example {
+         *       "token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzEyMyIsImV4cCI6MTc5NTUwMDAwMH0.signature"
+         *     }
+         */
+        JwtTokenCheck: {
+            /** @description An identify token as your backend signs it */
+            token: string;
+        };
+        /**
+         * @example {
+         *       "accepted": false,
+         *       "claims": null,
+         *       "reason": "the token has expired"
+         *     }
+         */
+        JwtTokenCheckResult: {
+            /** @description Whether identify would accept this token now */
+            accepted: boolean;
+            /** @description The verified claims, when accepted */
+            claims: (({
+                [key: string]: unknown;
+            } | null) | null) | null;
+            /** @description Why it is refused: the same words identify answers with */
+            reason: ((string | null) | null) | null;
         };
         /**
          * @example {
@@ -7695,6 +7761,20 @@ export interface components {
              */
             updated_at: string;
             url: string;
+        };
+        /**
+         * @example {
+         *       "event_id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "queued",
+         *       "webhook_id": "wh_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        WebhookTest: {
+            /** @description The test event: the `webhook-id` of the delivery, and the `event_id` of its log rows */
+            event_id: string;
+            /** @constant */
+            status: "queued";
+            webhook_id: string;
         };
         /**
          * @example {
@@ -14342,6 +14422,59 @@ export interface operations {
             };
         };
     };
+    checkJwtToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JwtTokenCheck"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JwtTokenCheckResult"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     rotateJwtSecret: {
         parameters: {
             query?: never;
@@ -16057,6 +16190,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSecretRotated"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhook_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTest"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */

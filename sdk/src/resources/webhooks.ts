@@ -1,4 +1,4 @@
-import type { Result, WebhookCreateParams, WebhookCreated, WebhookLogListParams, WebhookRetryResult, WebhookUpdateParams } from '../api-types.js'
+import type { Result, WebhookCreateParams, WebhookCreated, WebhookLogListParams, WebhookRetryResult, WebhookTestResult, WebhookUpdateParams } from '../api-types.js'
 import type { RequestOptions, WithResponse } from '../core/request.js'
 import { APIResource } from './resource.js'
 
@@ -31,5 +31,10 @@ export class Webhooks extends APIResource {
   /** Queues another delivery of a logged attempt. */
   async retry(logId: string, options?: RequestOptions): Promise<WithResponse<WebhookRetryResult>> {
     return this.client.call('retryWebhookDelivery', { ...options, path: { workspace_slug: await this.client.workspaceSlug(), log_id: logId } })
+  }
+
+  /** Sends a `webhook.test` event to this endpoint only (a single attempt, logged and retryable). */
+  async sendTest(webhookId: string, options?: RequestOptions): Promise<WithResponse<WebhookTestResult>> {
+    return this.client.call('sendWebhookTestEvent', { ...options, path: { workspace_slug: await this.client.workspaceSlug(), webhook_id: webhookId } })
   }
 }

@@ -11,42 +11,21 @@ import { getPost } from '../posts/queries.ts'
 import { deletePost, mergePost, updatePost } from '../posts/service.ts'
 import { listVotes } from '../votes/service.ts'
 import { createWorkspace, workspacesOfUser } from '../workspaces/service.ts'
-import { checkCsrf, dashboardHtml, errorPage, seeOther, statusHistory, viewerOf, workspaceChoices, workspaceViewer, type Viewer, type WorkspaceViewer } from './context.ts'
+import { checkCsrf, dashboardHtml, seeOther, statusHistory, workspaceChoices, type WorkspaceViewer } from './context.ts'
+import { dashboardGuards, list, text, withNotice, type Form } from './guard.ts'
 import { dashboardScript, serveScript } from './script.ts'
+import { teamSettingsPages } from './settings/index.ts'
 import { changelogPage, DASHBOARD, inboxPage, pickerPage, postPage, postPath, wsPath } from './pages.ts'
 
 // The team's dashboard (issue 33; docs/dashboard.md): server-rendered pages over the same services as
 // the public API. Reads render; every form POSTs, goes through the service, and redirects back with a
 // notice (Post/Redirect/Get), or re-renders the page with the error and what was typed.
 
-type Form = Record<string, unknown>
-const text = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '')
-const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [])
-const withNotice = (path: string, notice: string) => `${path}${path.includes('?') ? '&' : '?'}${new URLSearchParams({ done: notice })}`
 const INBOX_KEYS = ['q', 'status', 'board', 'label', 'owner', 'sort', 'unanswered', 'stale_days', 'verified'] as const
 const hidden = { detail: { hide: true } }
 
 export const dashboardModule = (ctx: AppContext) => {
-  const signInRedirect = (request: Request) => seeOther(`/signin?${new URLSearchParams({ return_to: new URL(request.url).pathname })}`)
-
-  /** Runs a page: signed out → the sign-in page (and back); an API error → its page (404 for foreign ids). */
-  const signedIn = (run: (viewer: Viewer, request: Request) => Promise<Response>) => async ({ request }: { request: Request }) => {
-    const viewer = await viewerOf(ctx, request)
-    if (!viewer) return signInRedirect(request)
-    try {
-      return await run(viewer, request)
-    } catch (error) {
-      if (error instanceof ApiError) return errorPage(error, viewer.csrf)
-      throw error
-    }
-  }
-  const inWorkspace = (run: (viewer: WorkspaceViewer, context: { params: Record<string, string>; query: Record<string, string | undefined>; body: Form; request: Request }) => Promise<Response>) =>
-    async (context: { request: Request; params: Record<string, string>; query: Record<string, string | undefined>; body: unknown }) =>
-      signedIn(async (viewer, request) => {
-        const member = await workspaceViewer(ctx, viewer, context.params.workspace_slug!)
-        if (request.method === 'POST') checkCsrf(viewer, (context.body as Form | undefined)?.csrf)
-        return run(member, { ...context, body: (context.body ?? {}) as Form })
-      })(context)
+  const { signedIn, inWorkspace } = dashboardGuards(ctx)
   const notice = (query: Record<string, string | undefined>) => (typeof query.done === 'string' ? query.done.slice(0, 200) : undefined)
 
   async function renderPost(viewer: WorkspaceViewer, postId: string, extra: { notice?: string; error?: string; typed?: Record<string, string>; field?: string; status?: number } = {}) {
@@ -86,6 +65,7 @@ export const dashboardModule = (ctx: AppContext) => {
   return new Elysia({ name: 'dashboard' })
     .use(requestPlugin(ctx))
     .get(`${DASHBOARD}/_/dashboard.js`, ({ request }) => serveScript(request), hidden)
+    .use(teamSettingsPages(ctx))
     .get(DASHBOARD, signedIn(async (viewer, request) => {
       const rows = await workspacesOfUser(ctx.db, viewer.session.user.id)
       const query = new URL(request.url).searchParams

@@ -22,7 +22,7 @@ export const postPath = (slug: string, postId: string) => `${wsPath(slug)}/posts
 
 export function page(shell: Shell, content: HtmlValue): SafeHtml {
   const nav = shell.slug
-    ? html`<nav aria-label="Dashboard"><ul><li><a href="${wsPath(shell.slug)}">Inbox</a></li><li><a href="${wsPath(shell.slug)}/changelog">Changelog</a></li><li><a href="/portal/${shell.slug}">Public portal</a></li><li><a href="${DASHBOARD}">Workspaces</a></li></ul></nav>`
+    ? html`<nav aria-label="Dashboard"><ul><li><a href="${wsPath(shell.slug)}">Inbox</a></li><li><a href="${wsPath(shell.slug)}/changelog">Changelog</a></li><li><a href="${wsPath(shell.slug)}/settings/members">Members</a></li><li><a href="${wsPath(shell.slug)}/settings/api-keys">API keys</a></li><li><a href="${wsPath(shell.slug)}/settings/webhooks">Webhooks</a></li><li><a href="${wsPath(shell.slug)}/settings/widget">Widget</a></li><li><a href="/portal/${shell.slug}">Public portal</a></li><li><a href="${DASHBOARD}">Workspaces</a></li></ul></nav>`
     : ''
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">

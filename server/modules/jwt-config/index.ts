@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
-import { JWTConfigCreate, JWTConfigResponse, JWTConfigUpdate, SecretRotation, toJwtConfigResponse } from './model.ts'
+import { JWTConfigCreate, JWTConfigResponse, JWTConfigUpdate, SecretRotation, TokenCheckRequest, TokenCheckResponse, toJwtConfigResponse } from './model.ts'
 import * as config from './service.ts'
 import { WorkspaceSlugParams } from '../../lib/schema.ts'
 
@@ -47,4 +47,11 @@ export const jwtConfigModule = (ctx: AppContext) =>
       workspace: { role: 'admin' },
       response: { 200: JWTConfigResponse },
       detail: { operationId: 'rotateJwtSecret', tags, summary: 'Rotate the HS256 secret', description: 'Returns the new secret once. The previous secret keeps verifying for `overlap_seconds` (default 24 h; 0 revokes it at once) so backends can switch without downtime; `previous_secret_expires_at` tells until when. 409 for other algorithms.' },
+    })
+    .post('/check', ({ workspace, body }) => config.checkToken(ctx, workspace.id, body.token), {
+      params: WorkspaceSlugParams,
+      body: TokenCheckRequest,
+      workspace: { role: 'admin' },
+      response: { 200: TokenCheckResponse },
+      detail: { operationId: 'checkJwtToken', tags, summary: 'Check an identify token: accepted, or exactly why not', description: 'Verifies the token as identify would (algorithm, signature, exp, sub, issuer, audience, 24 h lifetime) and answers 200 either way: `accepted` with the claims, or `reason` in words. Signs no one in. 404 when the workspace has no JWT configuration.' },
     })

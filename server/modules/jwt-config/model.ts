@@ -59,3 +59,13 @@ export function toJwtConfigResponse(row: JwtConfigRow, secret?: string) {
     updated_at: row.updatedAt.toISOString(),
   }
 }
+
+export const TokenCheckRequest = t.Object({
+  token: t.String({ minLength: 1, maxLength: 16_384, description: 'An identify token as your backend signs it' }),
+}, { additionalProperties: false, $id: 'JwtTokenCheck', examples: [{ token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyXzEyMyIsImV4cCI6MTc5NTUwMDAwMH0.signature' }] })
+
+export const TokenCheckResponse = t.Object({
+  accepted: t.Boolean({ description: 'Whether identify would accept this token now' }),
+  reason: t.Nullable(t.String({ description: 'Why it is refused: the same words identify answers with' })),
+  claims: t.Nullable(t.Record(t.String(), t.Unknown(), { description: 'The verified claims, when accepted' })),
+}, { $id: 'JwtTokenCheckResult', examples: [{ accepted: false, reason: 'the token has expired', claims: null }] })

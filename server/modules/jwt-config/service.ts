@@ -2,10 +2,11 @@ import { eq, sql } from 'drizzle-orm'
 import { importSPKI } from 'jose'
 import type { AppContext } from '../../context.ts'
 import { jwtConfigs, type JwtAlgorithm } from '../../db/schema/index.ts'
-import { conflict, invalid, notFound } from '../../errors.ts'
+import { ApiError, conflict, invalid, notFound } from '../../errors.ts'
 import { randomBase62, sealContext } from '../../lib/secrets.ts'
 import { OutboundRefused } from '../../lib/outbound.ts'
 import { forgetKeySets } from './jwks.ts'
+import { verifyCustomerToken } from './verify.ts'
 
 export const DEFAULT_OVERLAP_SECONDS = 24 * 3600
 
@@ -124,4 +125,16 @@ export async function rotateSecret(ctx: AppContext, workspaceId: string, overlap
     updatedAt: sql`now()`,
   }).where(eq(jwtConfigs.workspaceId, workspaceId)).returning()
   return { row: row!, secret: generated.secret }
+}
+
+/** What identify would say of a token, without signing anyone in: accepted with its claims, or the exact reason it is refused. */
+export async function checkToken(ctx: AppContext, workspaceId: string, token: string) {
+  const config = await getJwtConfig(ctx, workspaceId)
+  try {
+    const claims = await verifyCustomerToken(ctx, config, token.trim())
+    return { accepted: true, reason: null, claims: claims as Record<string, unknown> }
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'UNAUTHENTICATED') throw error
+    return { accepted: false, reason: error.message.replace(/^Identify refused: /, ''), claims: null }
+  }
 }

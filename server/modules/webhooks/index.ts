@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts'
 import { authPlugin } from '../../plugins/auth.ts'
 import {
   LogListQuery, LogParams, toLogResponse, toWebhookResponse, WebhookCreate, WebhookCreateResponse, WebhookDeliveryLogResponse,
-  WebhookParams, WebhookResponse, WebhookRetryResponse, WebhookRotateResponse, WebhookUpdate,
+  WebhookParams, WebhookResponse, WebhookRetryResponse, WebhookRotateResponse, WebhookTestResponse, WebhookUpdate,
 } from './model.ts'
 import * as hooks from './service.ts'
 import { WorkspaceSlugParams } from '../../lib/schema.ts'
@@ -63,6 +63,16 @@ export const webhooksModule = (ctx: AppContext) => {
       workspace: { scope: 'webhooks:read', role: 'admin' },
       response: { 200: t.Array(WebhookDeliveryLogResponse) },
       detail: { operationId: 'listWebhookLogs', tags, summary: 'Delivery attempts, newest first', description: 'One row per attempt. `limit` 1–100 (default 50), `offset` ≥ 0, `success` filters; out-of-range values are 422.' },
+    })
+    .post('/:webhook_id/test', async ({ workspace, params, set }) => {
+      const queued = await hooks.sendTestEvent(ctx.db, workspace.id, params.webhook_id)
+      set.status = 202
+      return queued
+    }, {
+      params: WebhookParams,
+      workspace: { scope: 'webhooks:write', role: 'admin' },
+      response: { 202: WebhookTestResponse },
+      detail: { operationId: 'sendWebhookTestEvent', tags, summary: 'Send a test event to one endpoint', description: 'Queues a `webhook.test` event (`data: {webhook_id, message}`) for this endpoint only, whatever event kinds it takes: signed and logged like any delivery, a single attempt (retry it from the log). 409 when the endpoint is disabled; 404 for an unknown id.' },
     })
     .post('/logs/:log_id/retry', async ({ workspace, params, set }) => {
       const queued = await hooks.retryLog(ctx.db, workspace.id, params.log_id)

@@ -102,3 +102,9 @@ export const toLogResponse = (row: typeof webhookDeliveryLogs.$inferSelect) => (
   duration_ms: row.durationMs,
   created_at: row.createdAt.toISOString(),
 })
+
+export const WebhookTestResponse = t.Object({
+  status: t.Literal('queued'),
+  webhook_id: t.String(),
+  event_id: t.String({ description: 'The test event: the `webhook-id` of the delivery, and the `event_id` of its log rows' }),
+}, { $id: 'WebhookTest', examples: [{ status: 'queued', webhook_id: 'wh_0mi9x2k3aq1b2c3d4e5f6g7h8', event_id: 'evt_0mi9x2k3aq1b2c3d4e5f6g7h8' }] })

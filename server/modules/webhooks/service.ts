@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
-import { events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { OutboundRefused, type Outbound } from '../../lib/outbound.ts'
@@ -123,4 +123,24 @@ export async function retryLog(db: Db, workspaceId: string, logId: string) {
       },
     })
   return { status: 'queued' as const, log_id: found.log.id, webhook_id: found.webhook.id, event_id: event.id }
+}
+
+/** The kind of the event "Send test event" sends; it goes to the one endpoint asked for, never to other subscribers. */
+export const TEST_EVENT_TYPE = 'webhook.test'
+
+/**
+ * Sends a `webhook.test` event to one endpoint now, through the real delivery path (signed, logged, retryable).
+ * The event is taken off the dispatch queue in its own transaction, so no other endpoint, chat channel or
+ * e-mail subscriber hears it; like a manual retry it is a single attempt.
+ */
+export async function sendTestEvent(db: Db, workspaceId: string, webhookId: string) {
+  const webhook = await findWebhook(db, workspaceId, webhookId)
+  if (!webhook.enabled) throw conflict('The webhook is disabled; enable it before sending a test event')
+  const eventId = newId('event')
+  await db.transaction(async (tx) => {
+    await tx.insert(events).values({ id: eventId, workspaceId, type: TEST_EVENT_TYPE, data: { webhook_id: webhookId, message: 'A test event sent from Chorus. Answer 2xx to mark it delivered.' } })
+    await tx.delete(eventDispatch).where(eq(eventDispatch.eventId, eventId))
+    await tx.insert(webhookDeliveries).values({ webhookId, eventId, status: 'pending', manual: true })
+  })
+  return { status: 'queued' as const, webhook_id: webhookId, event_id: eventId }
 }

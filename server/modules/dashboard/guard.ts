@@ -1,0 +1,47 @@
+import type { AppContext } from '../../context.ts'
+import { ApiError, forbidden } from '../../errors.ts'
+import type { Role } from '../../db/schema/index.ts'
+import { checkCsrf, errorPage, seeOther, viewerOf, workspaceViewer, type Viewer, type WorkspaceViewer } from './context.ts'
+
+// How every dashboard page runs: signed out → the sign-in page (and back); in a workspace → the API's
+// membership rule (404 otherwise); every POST → the form's CSRF token; an API error → its page.
+
+export type Form = Record<string, unknown>
+export interface PageRequest { params: Record<string, string>; query: Record<string, string | undefined>; body: Form; request: Request }
+
+/** A form field as one string ('' when absent or not text). */
+export const text = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '')
+/** A form field that may repeat (checkboxes), as a list of strings. */
+export const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [])
+export const withNotice = (path: string, notice: string) => `${path}${path.includes('?') ? '&' : '?'}${new URLSearchParams({ done: notice })}`
+
+const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
+export const hasRole = (viewer: WorkspaceViewer, role: Role) => RANK[viewer.member.role] >= RANK[role]
+/** The API's role rule for a page or action: the same 403 the route answers. */
+export function requireRole(viewer: WorkspaceViewer, role: Role) {
+  if (!hasRole(viewer, role)) throw role === 'owner' ? new ApiError('OWNER_ONLY', 'Only the workspace owner can do this') : forbidden(`This needs the ${role} role`)
+}
+
+export function dashboardGuards(ctx: AppContext) {
+  const signInRedirect = (request: Request) => seeOther(`/signin?${new URLSearchParams({ return_to: new URL(request.url).pathname })}`)
+
+  /** Runs a page: signed out → the sign-in page (and back); an API error → its page (404 for foreign ids). */
+  const signedIn = (run: (viewer: Viewer, request: Request) => Promise<Response>) => async ({ request }: { request: Request }) => {
+    const viewer = await viewerOf(ctx, request)
+    if (!viewer) return signInRedirect(request)
+    try {
+      return await run(viewer, request)
+    } catch (error) {
+      if (error instanceof ApiError) return errorPage(error, viewer.csrf)
+      throw error
+    }
+  }
+  const inWorkspace = (run: (viewer: WorkspaceViewer, context: PageRequest) => Promise<Response>) =>
+    async (context: { request: Request; params: Record<string, string>; query: Record<string, string | undefined>; body: unknown }) =>
+      signedIn(async (viewer, request) => {
+        const member = await workspaceViewer(ctx, viewer, context.params.workspace_slug!)
+        if (request.method === 'POST') checkCsrf(viewer, (context.body as Form | undefined)?.csrf)
+        return run(member, { ...context, body: (context.body ?? {}) as Form })
+      })(context)
+  return { signedIn, inWorkspace }
+}
