@@ -87,16 +87,26 @@ export async function widgetSession(ctx: AppContext, workspaceId: string, token:
   return { endUser: row, unconfirmedSessionId: claims.uv === true ? String(claims.sid ?? '') : null }
 }
 
+/** An address-less, unverified identity: who writes when the address named is confirmed but not proven (docs/security.md). */
+export async function standInIdentity(db: Db | Tx, workspaceId: string, name: string | null = null) {
+  const [row] = await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email: null, name }).returning()
+  return row!
+}
+
+type EndUserRow = typeof endUsers.$inferSelect
+
+/** An anonymous write's two identities: who writes (`identity`) and the address named, whose owner the claim e-mail goes to (`address`). */
+export interface AnonymousWriter { identity: EndUserRow; address: EndUserRow }
+
 /**
- * The identity an anonymous write (no session) acts as. A confirmed address without its session is
- * refused: anyone can type an address, only its owner can click the link.
+ * Who an anonymous write (no session) acts as. An unconfirmed address: its own unverified identity. A
+ * confirmed one: anyone can type it, only its owner can click the link, so the write gets an
+ * address-less unverified stand-in. Both are answered alike (same status, body and headers, a session
+ * and a claim), so the answer tells nobody whether an address is confirmed.
  */
-export async function anonymousIdentity(ctx: AppContext, workspaceId: string, email: string) {
-  const endUser = await endUserByEmail(ctx.db, workspaceId, email)
-  if (endUser.verifiedAt) {
-    throw new ApiError('UNAUTHENTICATED', 'This e-mail address is confirmed: send its session token, or confirm by e-mail first (POST /public/{workspace_slug}/visitors sends a one-click link)')
-  }
-  return endUser
+export async function anonymousWriter(ctx: AppContext, workspaceId: string, email: string): Promise<AnonymousWriter> {
+  const address = await endUserByEmail(ctx.db, workspaceId, email)
+  return { identity: address.verifiedAt ? await standInIdentity(ctx.db, workspaceId) : address, address }
 }
 
 /**

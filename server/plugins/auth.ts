@@ -4,7 +4,7 @@ import type { Role } from '../db/schema/index.ts'
 import { ApiError, invalid, notFound } from '../errors.ts'
 import { randomToken, sha256Hex } from '../lib/secrets.ts'
 import { apiKeyAccess, dashboardAccess } from '../lib/subscription.ts'
-import { anonymousIdentity, widgetSession, workspaceBySlug, type EndUserCaller } from '../identity/end-users.ts'
+import { anonymousWriter, widgetSession, workspaceBySlug, type AnonymousWriter, type EndUserCaller } from '../identity/end-users.ts'
 import { accessCookie, carriesKey, isReadScope, sharedCredentialResolvers, OAUTH_ACCESS_PREFIX, readApiKey, type Caller, type Member, type Scope, type ScopedCaller, type SessionUser, type Workspace } from './credentials.ts'
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestFingerprint } from './idempotency.ts'
 import { enforceRateLimit } from './rate-limit.ts'
@@ -45,13 +45,11 @@ export type EndUserContext = {
   caller: EndUserCaller
   /** Scopes Idempotency-Key per writer, like per credential on the authenticated routes. */
   writerKey: string
-  /** An anonymous visitor's (unverified) identity: the response carries its session (`Chorus-Session-Token`). */
-  anonymous: EndUserRow | null
+  /** An anonymous visitor's identities: the response carries a session for the writer and a claim for the address (`Chorus-Session-Token`, `Chorus-Claim-Id`). */
+  anonymous: AnonymousWriter | null
   /** Which of the end user's votes this writer may take back (docs/security.md#end-user-identity). */
   voteRemoval: VoteRemoval
 }
-
-type EndUserRow = Awaited<ReturnType<typeof anonymousIdentity>>
 
 /**
  * `any` for a confirmed identity; `session` for an unconfirmed session (only the votes it cast);
@@ -63,6 +61,9 @@ export type VoteRemoval = { kind: 'any' } | { kind: 'session' | 'none'; sessionI
 /** The response headers of an anonymous write: a session bound to the identity the visitor wrote as. */
 export const SESSION_TOKEN_HEADER = 'chorus-session-token'
 export const SESSION_EXPIRES_HEADER = 'chorus-session-expires'
+/** And the claim started for the address: polled, it gives the writer's browser a confirmed session once the link is opened. */
+export const CLAIM_ID_HEADER = 'chorus-claim-id'
+export const CLAIM_EXPIRES_HEADER = 'chorus-claim-expires'
 
 /** `settings.allow_anonymous` defaults to true. */
 export const allowsAnonymous = (workspace: Workspace) => workspace.settings.allow_anonymous !== false
@@ -121,8 +122,8 @@ export async function endUserWriter(ctx: AppContext, request: Pick<Request, 'hea
     throw new ApiError('SUBSCRIPTION_INACTIVE', "The workspace's subscription has lapsed: it accepts no new feedback for now")
   }
   if ('email' in writer.caller) {
-    const identity = await anonymousIdentity(ctx, workspace.id, writer.caller.email)
-    writer = { ...writer, caller: { kind: 'end_user', endUserId: identity.id }, anonymous: identity }
+    const anonymous = await anonymousWriter(ctx, workspace.id, writer.caller.email)
+    writer = { ...writer, caller: { kind: 'end_user', endUserId: anonymous.identity.id }, anonymous }
   }
   return writer
 }

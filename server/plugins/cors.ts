@@ -9,7 +9,7 @@ const PUBLIC_PATH = /^\/api(?:\/v1)?\/(?:public(?:\/|$)|workspaces\/[^/]+\/ident
 
 export const PUBLIC_CORS = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, Chorus-Session-Token, Chorus-Session-Expires',
+  'access-control-expose-headers': 'ETag, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Idempotent-Replayed, Chorus-Session-Token, Chorus-Session-Expires, Chorus-Claim-Id, Chorus-Claim-Expires',
 }
 
 export const PUBLIC_PREFLIGHT = {

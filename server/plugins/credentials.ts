@@ -8,8 +8,7 @@ import { CREDENTIAL_CHANGES } from '../lib/rate-limit.ts'
 import { cookieValue } from '../lib/http-headers.ts'
 import { sha256Hex, timingSafeEqual } from '../lib/secrets.ts'
 import { verifyJwt } from '../lib/jwt.ts'
-import { ACCESS_AUDIENCE } from '../modules/auth/service.ts'
-import { resourceAllows } from '../modules/oauth/resources.ts'
+import { ACCESS_AUDIENCE, resourceAllows } from '../identity/audiences.ts'
 
 export const SCOPES = [
   'workspace:read', 'boards:read', 'statuses:read', 'labels:read', 'labels:write', 'posts:read', 'posts:write',

@@ -1,10 +1,10 @@
 // Security round 3, part B (issue 41): end-user identity, logs and idempotency across a crash.
 // Each test reproduces one finding of the audit; docs/security.md#end-user-identity states the rules.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { seedDemo } from '../../scripts/seed.ts'
 import type { Database } from '../../server/db/client.ts'
-import { idempotencyKeys, posts } from '../../server/db/schema/index.ts'
+import { endUsers, idempotencyKeys, posts, votes } from '../../server/db/schema/index.ts'
 import { getConfig } from '../../server/config.ts'
 import { createMailer } from '../../server/lib/mail.ts'
 import { customerToken } from '../helpers/end-users.ts'
@@ -240,6 +240,59 @@ describe('end-user writes on one harness', () => {
     const undo = await h.client({ authorization: `Bearer ${polled.body.session_token}` }).post(votes, {})
     expect(undo.body).toMatchObject({ voted: false, votes: 0, verified: true })
     expect(await voteCount(post.id)).toBe(0)
+  })
+
+  test('an anonymous write answers the same whether its address is confirmed or not, and a confirmed address is never written as (finding 6)', async () => {
+    const ws = await workspaceFixture(h)
+    await boardFixture(h, ws.id, 'ideas')
+    const team = { headers: { 'x-workspace': ws.slug } }
+    const teamPost = async (title: string) => (await ws.owner.post('/api/v1/boards/ideas/posts', { title }, team)).body.id as string
+    // An address the team named is confirmed; the other one was never seen.
+    const confirmed = 'known-customer@example.com'
+    const fresh = 'first-visit@example.com'
+    expect((await ws.owner.post(`/api/v1/posts/${await teamPost('Seen before')}/votes`, { email: confirmed }, team)).status).toBe(200)
+    const [owner] = await h.db.select().from(endUsers).where(and(eq(endUsers.workspaceId, ws.id), eq(endUsers.email, confirmed)))
+    expect(owner!.verifiedAt).not.toBeNull()
+
+    const base = `/api/v1/public/${ws.slug}`
+    const answers = async (email: string) => {
+      const post = await h.client().post(`${base}/boards/ideas/posts`, { title: 'Same title', body: 'Same body', email })
+      const vote = await h.client().post(`${base}/posts/${await teamPost(`Vote target ${email}`)}/votes`, { email })
+      const comment = await h.client().post(`${base}/posts/${await teamPost(`Comment target ${email}`)}/comments`, { body: 'Same comment', email })
+      return [post, vote, comment]
+    }
+    // Ids and times differ by nature; everything else (status, body, which headers) must not.
+    const comparable = (res: { status: number; body: unknown; headers: Headers }) => ({
+      status: res.status,
+      body: JSON.stringify(res.body).replace(/\b[a-z]+_[0-9a-z]{20,}\b/g, '<id>').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>').replace(/Vote target \S+|Comment target \S+/g, '<title>'),
+      headers: [...res.headers.keys()].filter((name) => !['content-length', 'date'].includes(name)).sort(),
+    })
+    const forConfirmed = await answers(confirmed)
+    const forFresh = await answers(fresh)
+    expect(forConfirmed.map((res) => res.status)).toEqual([201, 200, 201])
+    expect(forConfirmed.map(comparable)).toEqual(forFresh.map(comparable))
+    for (const answered of [forConfirmed, forFresh]) {
+      for (const res of answered) expect(res.headers.get('chorus-session-token')).toMatch(/^ey/)
+      // The first write of the day starts a claim (one e-mail a day per address), the others do not.
+      expect(answered.map((res) => res.headers.get('chorus-claim-id') !== null)).toEqual([true, false, false])
+    }
+
+    // The confirmed customer authored nothing and cast no vote: the writes went to an address-less, unverified stand-in.
+    expect(await h.db.select().from(posts).where(eq(posts.authorEndUserId, owner!.id))).toHaveLength(0)
+    expect(await h.db.select().from(votes).where(eq(votes.endUserId, owner!.id))).toHaveLength(1)
+    const [standIn] = await h.db.select().from(endUsers).innerJoin(posts, eq(posts.authorEndUserId, endUsers.id)).where(and(eq(posts.workspaceId, ws.id), eq(posts.id, forConfirmed[0]!.body.id)))
+    expect(standIn!.end_users).toMatchObject({ email: null, verifiedAt: null })
+
+    // The claim started for the confirmed address: its owner gets a link; opening it gives the browser that wrote a confirmed session.
+    const link = /https?:\/\/\S+visitors\/confirm\?token=[\w-]+/.exec((await lastOutboxMail(h, confirmed)).text)![0]
+    expect((await h.client().get(new URL(link).pathname + new URL(link).search)).status).toBe(200)
+    const polled = await h.client().get(`${base}/visitors/${forConfirmed[0]!.headers.get('chorus-claim-id')}`)
+    expect(polled.status).toBe(200)
+    expect(polled.body).toMatchObject({ status: 'confirmed', end_user: { id: owner!.id, email: confirmed, verified: true } })
+    // The session of the unconfirmed write keeps acting as the stand-in, never as the customer.
+    const asStandIn = await h.client({ authorization: `Bearer ${forConfirmed[0]!.headers.get('chorus-session-token')}` }).post(`${base}/boards/ideas/posts`, { title: 'Still the stand-in' })
+    expect(asStandIn.status).toBe(201)
+    expect(asStandIn.body.verified).toBe(false)
   })
 
   test('no part of an e-mail address is shown in public: an anonymous author is "Anonymous", a member without a name "Team member"', async () => {

@@ -166,6 +166,8 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       if (!first) throw new Error('This board is not available.')
       api.refresh()
       await chooseBoard(first)
+      // A claim started before a reload: keep following it until its link is opened or it expires.
+      if (visitor?.claim && visitor.verified === false && !(visitor.claimExpires && Date.parse(visitor.claimExpires) < Date.now())) void follow(visitor.claim, visitor.email)
     } catch (failure) {
       loading = undefined
       listState.textContent = t('failed', (failure as Error).message)
@@ -187,8 +189,10 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
 
   /**
    * An end-user write. Anonymous visitors name themselves by e-mail once; the session the answer
-   * carries is kept so later visits act (and see their votes) as the same visitor. An address that
-   * was confirmed elsewhere is 401: the visitor proves it by e-mail link (a claim), then we retry.
+   * carries is kept so later visits act (and see their votes) as the same visitor, and the claim it may
+   * carry is followed: once the link in the e-mail is opened (in any tab), this panel gets a confirmed
+   * session and goes on with it. A remembered session that ended (the address was confirmed elsewhere)
+   * becomes a "confirm on this device" claim, never a silent reset.
    */
   async function write<T>(path: string, payload: Record<string, unknown>, needEmail: keyof Words): Promise<T | undefined> {
     const token = bearer()
@@ -209,42 +213,81 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       // `locale`: e-mail about the post comes in the language this panel speaks.
       const { data, response } = await request<T>(path, { ...payload, ...(address && { email: address }), locale: lang })
       const issued = response.headers.get('chorus-session-token')
-      const verified = (data as { verified?: boolean } | null)?.verified
+      const claimId = response.headers.get('chorus-claim-id')
       if (!identified && (issued || visitor)) {
-        remember({ token: issued ?? visitor!.token, expires: response.headers.get('chorus-session-expires') ?? visitor?.expires, email: address ?? visitor!.email, verified: verified ?? visitor?.verified ?? !address })
+        remember({
+          token: issued ?? visitor!.token, expires: response.headers.get('chorus-session-expires') ?? visitor?.expires, email: address ?? visitor!.email,
+          // An anonymous write's session is always unconfirmed: a confirmed one comes from a claim.
+          verified: issued ? false : visitor?.verified,
+          ...(claimId ? { claim: claimId, claimExpires: response.headers.get('chorus-claim-expires') ?? undefined } : { claim: visitor?.claim, claimExpires: visitor?.claimExpires }),
+        })
       }
-      if (address) notice.textContent = t('confirm', address)
+      if (address) {
+        notice.textContent = t('confirm', address)
+        // A write answers a claim once a day per address; a visitor on another device asks for their own link.
+        if (claimId) void follow(claimId, address)
+        else void request<{ claim_id: string; expires_at: string }>('/visitors', { email: address }).then(({ data }) => {
+          if (visitor) remember({ ...visitor, claim: data.claim_id, claimExpires: data.expires_at })
+          return follow(data.claim_id, address)
+        }, () => undefined)
+      }
       return data
     } catch (failure) {
       if ((failure as HttpError).status !== 401 || identified) throw failure
-      if (token) {
-        // The remembered session ended: ask for the address again.
-        remember(null)
-        throw new Error(t('needEmail'))
+      const who = address ?? visitor?.email
+      if (!who) throw failure
+      // The session ended because the address was confirmed (here or elsewhere): the claim this panel
+      // follows brings a confirmed one once its link is opened on this device; say so, then carry on.
+      if (token && following) {
+        notice.textContent = t('claim', who)
+        if (await following) return write<T>(path, payload, needEmail)
       }
-      return claim(address!, () => write<T>(path, payload, needEmail))
+      return claim(who, () => write<T>(path, payload, needEmail))
     }
   }
 
+  /** Asks for a link for `address` (a claim), waits until it is opened, then repeats the write. */
   async function claim<T>(address: string, retry: () => Promise<T | undefined>): Promise<T | undefined> {
     if (claiming === address) return
     claiming = address
     try {
       const started = (await request<{ claim_id: string }>('/visitors', { email: address })).data
       notice.textContent = t('claim', address)
-      // The link may be opened on another device; give up after 15 minutes.
-      for (let i = 0; i < 600; i++) {
-        await sleep(1500)
-        const { data, response } = await request<{ status: string; session_token?: string; session_expires_at?: string }>(`/visitors/${encodeURIComponent(started.claim_id)}`)
-        if (response.status === 200 && data.status === 'confirmed' && data.session_token) {
-          remember({ token: data.session_token, expires: data.session_expires_at, email: address, verified: true })
-          notice.textContent = t('claimed')
-          return retry()
-        }
-      }
+      if (await follow(started.claim_id, address)) return retry()
     } finally {
       claiming = undefined
     }
+  }
+
+  let following: Promise<boolean> | undefined
+  /**
+   * Polls a claim until its link is opened (on any device), then keeps the confirmed session it gives;
+   * false if it never is. Every 1.5 s for a minute, then every 5 s, for 15 minutes (the claim lasts an
+   * hour); a refused poll (429, a network error) is tried again, an unknown or used claim (404) ends it.
+   */
+  function follow(claimId: string, address: string): Promise<boolean> {
+    following = (async () => {
+      for (let i = 0; i < 40 + 168; i++) {
+        await sleep(i < 40 ? 1500 : 5000)
+        try {
+          const { data, response } = await request<{ status: string; session_token?: string; session_expires_at?: string }>(`/visitors/${encodeURIComponent(claimId)}`)
+          if (response.status === 200 && data.status === 'confirmed' && data.session_token) {
+            remember({ token: data.session_token, expires: data.session_expires_at, email: address, verified: true })
+            notice.textContent = t('claimed')
+            // List again with the confirmed session: the visitor's votes show as theirs.
+            if (board) void loadPage(1)
+            return true
+          }
+        } catch (failure) {
+          if ((failure as HttpError).status !== 404) continue
+          // Unknown, used or expired: stop following it after a reload too.
+          if (visitor?.claim === claimId) remember({ ...visitor, claim: undefined, claimExpires: undefined })
+          return false
+        }
+      }
+      return false
+    })()
+    return following
   }
 
   function pressed(post: Post) {

@@ -12,7 +12,7 @@ export interface Workspace {
   boards: Board[]
 }
 /** An anonymous visitor's session from an e-mail write or a claim, kept per workspace on the host page. */
-export interface Visitor { token: string; expires?: string; email: string; verified?: boolean }
+export interface Visitor { token: string; expires?: string; email: string; verified?: boolean; claim?: string; claimExpires?: string }
 
 export class HttpError extends Error {
   constructor(message: string, readonly status: number) { super(message) }

@@ -977,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Post feedback as an end user (raises `post.created`)
-         * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A private board is 404.
+         * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). An anonymous write answers a session for the identity it wrote as (`Chorus-Session-Token`, `Chorus-Session-Expires`) and, on the first write of the day naming an address, a claim (`Chorus-Claim-Id`, `Chorus-Claim-Expires`): the address gets a one-click link, and polling GET /public/{workspace_slug}/visitors/{claim_id} then gives this browser a confirmed session. The answer is the same whether the address was confirmed before or not: a confirmed address without its session is written as an address-less unverified identity, never as its owner. Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A private board is 404.
          */
         post: operations["createPublicPost"];
         delete?: never;
@@ -1077,7 +1077,7 @@ export interface paths {
         put?: never;
         /**
          * Comment as an end user (never internal; raises `comment.created`)
-         * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. There is no `internal` field: sending one is 422. A post on a private board is 404.
+         * @description Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). An anonymous write answers a session for the identity it wrote as (`Chorus-Session-Token`, `Chorus-Session-Expires`) and, on the first write of the day naming an address, a claim (`Chorus-Claim-Id`, `Chorus-Claim-Expires`): the address gets a one-click link, and polling GET /public/{workspace_slug}/visitors/{claim_id} then gives this browser a confirmed session. The answer is the same whether the address was confirmed before or not: a confirmed address without its session is written as an address-less unverified identity, never as its owner. Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. There is no `internal` field: sending one is 422. A post on a private board is 404.
          */
         post: operations["createPublicComment"];
         delete?: never;
@@ -1097,7 +1097,7 @@ export interface paths {
         put?: never;
         /**
          * Toggle the end user's vote
-         * @description Answers `{voted, votes}`. Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A write without a session may add a vote for an address but never remove one (the answer then says `voted: true` and nothing changes); a session minted for an unconfirmed address removes only the votes it cast; a confirmed identity removes any of its votes. A post on a private board is 404; a merged post is 409.
+         * @description Answers `{voted, votes}`. Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). An anonymous write answers a session for the identity it wrote as (`Chorus-Session-Token`, `Chorus-Session-Expires`) and, on the first write of the day naming an address, a claim (`Chorus-Claim-Id`, `Chorus-Claim-Expires`): the address gets a one-click link, and polling GET /public/{workspace_slug}/visitors/{claim_id} then gives this browser a confirmed session. The answer is the same whether the address was confirmed before or not: a confirmed address without its session is written as an address-less unverified identity, never as its owner. Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin. A write without a session may add a vote for an address but never remove one (the answer then says `voted: true` and nothing changes); a session minted for an unconfirmed address removes only the votes it cast; a confirmed identity removes any of its votes. A post on a private board is 404; a merged post is 409.
          */
         post: operations["togglePublicVote"];
         delete?: never;
@@ -1157,7 +1157,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a one-click link that proves an e-mail address
-         * @description For an anonymous visitor whose address is confirmed (anonymous writes with it are 401 without its session) or who wants their session back on a new device. Sends an e-mail with a one-click link (valid 7 days, single use) and answers 202 with a secret `claim_id` to poll for one hour with GET /public/{workspace_slug}/visitors/{claim_id}. An unknown address creates the (unverified) identity. The answer is the same whatever the address, so it tells nothing about who wrote before. Limited to 10 an hour per IP and 3 an hour per address (429 with Retry-After). CORS: any origin.
+         * @description For an anonymous visitor whose address is confirmed and who wants to act as themselves on this device (an anonymous write naming it without its session writes as an address-less stand-in), or whose unconfirmed session ended because the address was confirmed elsewhere. Anonymous writes start the same kind of claim themselves (`Chorus-Claim-Id`). Sends an e-mail with a one-click link (valid 7 days, single use) and answers 202 with a secret `claim_id` to poll for one hour with GET /public/{workspace_slug}/visitors/{claim_id}. An unknown address creates the (unverified) identity. The answer is the same whatever the address, so it tells nothing about who wrote before. Limited to 10 an hour per IP and 3 an hour per address (429 with Retry-After). CORS: any origin.
          */
         post: operations["claimVisitorIdentity"];
         delete?: never;

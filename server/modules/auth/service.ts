@@ -6,6 +6,7 @@ import { ApiError } from '../../errors.ts'
 import { randomToken, sha256Hex } from '../../lib/secrets.ts'
 import { newId } from '../../lib/ids.ts'
 import { signJwt } from '../../lib/jwt.ts'
+import { ACCESS_AUDIENCE } from '../../identity/audiences.ts'
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60
 export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600
@@ -18,7 +19,6 @@ export const TOKEN_LIFETIMES = {
 } as const
 
 export type AuthTokenPurpose = keyof typeof TOKEN_LIFETIMES
-export const ACCESS_AUDIENCE = 'chorus:dashboard'
 
 export interface IssuedSession {
   sessionId: string

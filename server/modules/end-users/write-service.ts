@@ -16,7 +16,7 @@ import * as votes from '../votes/service.ts'
 /** A new post on a public board, answered as the public sees it; a private board is 404. */
 /** The writer's language, kept for their e-mail (post-subscriptions/i18n.ts); the latest write's wins. */
 async function rememberLocale(db: Db, writer: EndUserContext, locale: string | undefined) {
-  const endUserId = 'endUserId' in writer.caller ? writer.caller.endUserId : writer.anonymous?.id
+  const endUserId = 'endUserId' in writer.caller ? writer.caller.endUserId : writer.anonymous?.identity.id
   if (locale && endUserId) await db.update(endUsers).set({ locale }).where(and(eq(endUsers.id, endUserId), eq(endUsers.workspaceId, writer.workspace.id)))
 }
 

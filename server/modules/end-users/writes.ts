@@ -11,7 +11,7 @@ import { PublicBoardParams, PublicPostParams } from '../../lib/schema.ts'
 import { writerLanguage } from '../../lib/language.ts'
 
 const tags = ['Public']
-const WHO = 'Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin.'
+const WHO = 'Identified end users send `Authorization: Bearer <session_token>` (from identify); anonymous visitors send `email` when the workspace allows it (`settings.allow_anonymous`, default true; otherwise 401). An anonymous write answers a session for the identity it wrote as (`Chorus-Session-Token`, `Chorus-Session-Expires`) and, on the first write of the day naming an address, a claim (`Chorus-Claim-Id`, `Chorus-Claim-Expires`): the address gets a one-click link, and polling GET /public/{workspace_slug}/visitors/{claim_id} then gives this browser a confirmed session. The answer is the same whether the address was confirmed before or not: a confirmed address without its session is written as an address-less unverified identity, never as its owner. Limited per end user, or per IP for anonymous visitors (RATE_LIMIT_PER_IP a minute). Honours `Idempotency-Key`. CORS: any origin.'
 
 /** End-user writes behind the portal and the widget: the feedback services, with an end user as the caller (the `endUser` macro). */
 export const publicWritesModule = (ctx: AppContext) =>

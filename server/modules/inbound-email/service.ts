@@ -11,6 +11,7 @@ import type { Workspace } from '../../plugins/credentials.ts'
 import { enforceRateLimit } from '../../plugins/rate-limit.ts'
 import { createComment } from '../comments/service.ts'
 import { endUserByEmail, type FeedbackCaller } from '../feedback/actor.ts'
+import { standInIdentity } from '../../identity/end-users.ts'
 import { createPost } from '../posts/service.ts'
 import { notificationIdOf } from './addresses.ts'
 import { senderProof } from './authenticity.ts'
@@ -101,8 +102,7 @@ async function senderEndUser(db: Db, workspaceId: string, from: Mailbox, proven:
   const name = from.name.trim().slice(0, 200)
   const endUser = await endUserByEmail(db, workspaceId, from.address, proven)
   if (!proven && endUser.verifiedAt) {
-    const [standIn] = await db.insert(endUsers).values({ id: newId('endUser'), workspaceId, email: null, name: name || null }).returning()
-    return standIn!
+    return standInIdentity(db, workspaceId, name || null)
   }
   if (proven && !endUser.verifiedAt) await db.update(endUsers).set({ verifiedAt: sql`now()`, updatedAt: sql`now()` }).where(and(eq(endUsers.id, endUser.id), isNull(endUsers.verifiedAt)))
   if (name && !endUser.name) await db.update(endUsers).set({ name, updatedAt: sql`now()` }).where(and(eq(endUsers.id, endUser.id), isNull(endUsers.name)))

@@ -114,9 +114,10 @@ export const portalModule = (ctx: AppContext) => {
       let location = typeof outcome === 'string' ? outcome : outcome.location
       if (writer.anonymous) {
         // The visitor keeps a session for the (still unconfirmed) address they wrote as, like the widget's header.
+        // Whether the address was confirmed before (then the writer is a stand-in) changes nothing the visitor sees.
         const session = await afterAnonymousWrite(ctx, writer.workspace, writer.anonymous, sessionIdOf(writer))
         headers['set-cookie'] = sessionCookie(ctx, slug, session.sessionToken)
-        if (!writer.anonymous.verifiedAt) location = withParam(location, 'confirm', 'email')
+        location = withParam(location, 'confirm', 'email')
       }
       if (typeof outcome !== 'string') return wantsJson ? Response.json(outcome.json, { headers: { 'cache-control': 'no-store', ...headers } }) : seeOther(location, headers)
       return seeOther(location, headers)

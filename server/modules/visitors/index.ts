@@ -33,7 +33,7 @@ export const visitorsModule = (ctx: AppContext) =>
         security: [],
         summary: 'Ask for a one-click link that proves an e-mail address',
         description: [
-          'For an anonymous visitor whose address is confirmed (anonymous writes with it are 401 without its session) or who wants their session back on a new device.',
+          'For an anonymous visitor whose address is confirmed and who wants to act as themselves on this device (an anonymous write naming it without its session writes as an address-less stand-in), or whose unconfirmed session ended because the address was confirmed elsewhere. Anonymous writes start the same kind of claim themselves (`Chorus-Claim-Id`).',
           'Sends an e-mail with a one-click link (valid 7 days, single use) and answers 202 with a secret `claim_id` to poll for one hour with GET /public/{workspace_slug}/visitors/{claim_id}.',
           'An unknown address creates the (unverified) identity. The answer is the same whatever the address, so it tells nothing about who wrote before.',
           'Limited to 10 an hour per IP and 3 an hour per address (429 with Retry-After). CORS: any origin.',

@@ -7,10 +7,10 @@ import { newId } from '../../lib/ids.ts'
 import { withWorkspaceLogo } from '../../lib/mail.ts'
 import { randomToken, sha256Hex } from '../../lib/secrets.ts'
 import { endUserByEmail } from '../../identity/end-users.ts'
-import { SESSION_EXPIRES_HEADER, SESSION_TOKEN_HEADER, type EndUserContext } from '../../plugins/auth.ts'
+import { CLAIM_EXPIRES_HEADER, CLAIM_ID_HEADER, SESSION_EXPIRES_HEADER, SESSION_TOKEN_HEADER, type EndUserContext } from '../../plugins/auth.ts'
 import { fileUrl } from '../files/model.ts'
 import { senderFor } from '../sending-domain/service.ts'
-import { mintWidgetSession, workspaceBySlug } from '../../identity/end-users.ts'
+import { mintWidgetSession, workspaceBySlug, type AnonymousWriter } from '../../identity/end-users.ts'
 import { toEndUserResponse } from '../end-users/model.ts'
 
 type Workspace = typeof workspaces.$inferSelect
@@ -44,7 +44,7 @@ async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: 
   await ctx.mail.send(withWorkspaceLogo({
     to: endUser.email!,
     subject: `Confirm your e-mail address for ${workspace.name}`,
-    text: `You (or someone using your address) gave feedback to ${workspace.name}.\n\nConfirm it was you: ${link}\n\nUntil you confirm, your posts and votes are shown as unverified. The link works once and expires in 7 days. If it was not you, ignore this e-mail.\n`,
+    text: `You (or someone using your address) gave feedback to ${workspace.name}.\n\nIf it was you, open this link: it confirms your address and signs you in on the device you wrote from: ${link}\n\nThe link works once and expires in 7 days. If it was not you, ignore this e-mail: nothing is done in your name.\n`,
     ...(sender ?? {}),
     workspaceId: workspace.id,
     headers: { 'Auto-Submitted': 'auto-generated' },
@@ -53,25 +53,36 @@ async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: 
 }
 
 /**
- * After an accepted anonymous write: a session bound to the (unverified) identity for the response
- * headers, and the confirmation e-mail at most once a day. A mail failure does not undo the write.
+ * After an accepted anonymous write: a session for the identity that wrote, and, at most once a day per
+ * address, the e-mail with a one-click link and a claim on it. Opening the link confirms the address and
+ * lets the browser that wrote collect a confirmed session (`pollClaim`), so the visitor goes on as
+ * themselves; the unconfirmed session itself never becomes a confirmed one. Whether the address was
+ * confirmed before changes nothing in the answer. A mail failure does not undo the write.
  */
-export async function afterAnonymousWrite(ctx: AppContext, workspace: Workspace, endUser: EndUser, sessionId?: string) {
+export async function afterAnonymousWrite(ctx: AppContext, workspace: Workspace, anonymous: AnonymousWriter, sessionId?: string) {
   const [due] = await ctx.db.update(endUsers).set({ confirmationSentAt: sql`now()` })
-    .where(and(eq(endUsers.id, endUser.id), isNull(endUsers.verifiedAt), or(isNull(endUsers.confirmationSentAt), lt(endUsers.confirmationSentAt, sql`now() - ${RESEND_AFTER}`))))
+    .where(and(eq(endUsers.id, anonymous.address.id), or(isNull(endUsers.confirmationSentAt), lt(endUsers.confirmationSentAt, sql`now() - ${RESEND_AFTER}`))))
     .returning({ id: endUsers.id })
-  if (due) {
-    await sendConfirmation(ctx, workspace, endUser, false).catch((error) => ctx.log.warn('visitor confirmation e-mail not sent', { endUserId: endUser.id, error: describeError(error) }))
-  }
-  return mintWidgetSession(ctx, workspace.id, endUser, sessionId)
+  const claimId = due
+    ? await sendConfirmation(ctx, workspace, anonymous.address, true).catch((error) => {
+      ctx.log.warn('visitor confirmation e-mail not sent', { endUserId: anonymous.address.id, error: describeError(error) })
+      return null
+    })
+    : null
+  const session = await mintWidgetSession(ctx, workspace.id, anonymous.identity, sessionId)
+  return { ...session, claim: claimId ? { id: claimId, expiresAt: new Date(Date.now() + CLAIM_TTL_SECONDS * 1000) } : null }
 }
 
-/** After an anonymous write on a JSON route: its session in the response headers (`Chorus-Session-Token`). */
+/** After an anonymous write on a JSON route: its session, and the claim when one was started, in the response headers. */
 export async function answerAnonymousWrite(ctx: AppContext, writer: EndUserContext, headers: Record<string, string | number>) {
   if (!writer.anonymous) return
   const session = await afterAnonymousWrite(ctx, writer.workspace, writer.anonymous, sessionIdOf(writer))
   headers[SESSION_TOKEN_HEADER] = session.sessionToken
   headers[SESSION_EXPIRES_HEADER] = session.expiresAt.toISOString()
+  if (session.claim) {
+    headers[CLAIM_ID_HEADER] = session.claim.id
+    headers[CLAIM_EXPIRES_HEADER] = session.claim.expiresAt.toISOString()
+  }
 }
 
 /** The id of the session an anonymous write's answer carries (recorded on the votes it cast). */
