@@ -4906,11 +4906,11 @@ export interface components {
             /** @description Whether identify would accept this token now */
             accepted: boolean;
             /** @description The verified claims, when accepted */
-            claims: (({
+            claims: {
                 [key: string]: unknown;
-            } | null) | null) | null;
+            } | null;
             /** @description Why it is refused: the same words identify answers with */
-            reason: ((string | null) | null) | null;
+            reason: string | null;
         };
         /**
          * @example {
