@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context.ts'
 import { requestPlugin } from '../../../plugins/request.ts'
 import { boardsSettingsModule } from './boards.ts'
 import { brandingSettingsModule } from './branding.ts'
+import { integrationsSettingsModule } from './integrations.ts'
 
 /** The settings pages of issue 35 this module owns: `/dashboard/{slug}/settings/{section}` (CONTRACT.md section 19). */
 export const settingsModule = (ctx: AppContext) =>
@@ -10,3 +11,4 @@ export const settingsModule = (ctx: AppContext) =>
     .use(requestPlugin(ctx))
     .use(boardsSettingsModule(ctx))
     .use(brandingSettingsModule(ctx))
+    .use(integrationsSettingsModule(ctx))
