@@ -179,7 +179,7 @@ describe('branding', () => {
     expect((await submit(admin, 'branding', '/anonymous', {})).status).toBe(303)
     const [row] = await h.db.select().from(workspaces).where(eq(workspaces.id, ws.id))
     expect(row!.settings).toMatchObject({ brand_color: '#ffee00', allow_anonymous: false })
-    expect((await h.client().get(`/api/v1/public/workspaces/${ws.slug}`)).body.workspace.settings.allow_anonymous).toBe(false)
+    expect((await h.client().get(`/api/v1/public/${ws.slug}`)).body.workspace.settings.allow_anonymous).toBe(false)
   })
 
   test('logo upload with the upload service\'s limits and words; the preview shows the stored file', async () => {
