@@ -5,6 +5,7 @@ import { CHAT_CLIENT, startFakeChat } from '../helpers/chat-provider.ts'
 import { addMember, boardFixture, labelFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { png, svg } from '../helpers/images.ts'
+import { newId } from '../../server/lib/ids.ts'
 
 // The settings pages of issue 35 this branch owns (boards, integrations, branding, workspace data,
 // account) over real HTTP: status, page content, database side effects; happy, error and security cases.
@@ -46,7 +47,7 @@ async function submit(client: TestClient, section: string, action: string, field
 async function upload(client: TestClient, section: string, action: string, bytes: Uint8Array, name = 'image.png') {
   const form = new FormData()
   form.append('csrf', await csrfOf(client, settings(section)))
-  form.append('file', new File([bytes], name))
+  form.append('file', new File([bytes as Uint8Array<ArrayBuffer>], name))
   return client.call('POST', `${settings(section)}${action}`, { raw: form })
 }
 const noticeOf = (location: string | null) => new URL(location!, 'http://x').searchParams.get('done')
@@ -322,5 +323,27 @@ describe('workspace data and account', () => {
     expect(sent.status).toBe(303)
     expect(noticeOf(sent.headers.get('location'))).toBe(`Verification e-mail sent to owner-${ws.slug}@example.com`)
     expect((await h.db.select().from(emailOutbox).where(eq(emailOutbox.to, `owner-${ws.slug}@example.com`))).length).toBe(before + 1)
+  })
+})
+
+describe('the onboarding checklist on the inbox', () => {
+  test('it lists the steps with links, ticks what is done, and is gone once everything is', async () => {
+    const fresh = await workspaceFixture(h)
+    const first = (await fresh.owner.get(`/dashboard/${fresh.slug}`)).body as string
+    expect(first).toContain('<h2 id="onboarding-h">Get started</h2>')
+    expect(first).toContain('0 of 6 done.')
+    expect(first).toContain(`<a href="/dashboard/${fresh.slug}/settings/boards">Create a board for feedback</a>`)
+    const csrf = await csrfOf(fresh.owner, settings('boards', fresh.slug))
+    await fresh.owner.call('POST', `${settings('boards', fresh.slug)}/boards`, { raw: new URLSearchParams({ csrf, name: 'Ideas', slug: 'ideas' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const after = (await fresh.owner.get(`/dashboard/${fresh.slug}`)).body as string
+    expect(after).toContain('1 of 6 done.')
+    expect(after).toContain('<s>Create a board for feedback</s>')
+    // Everything done: no checklist (steps straight in the database; their pages have their own tests).
+    await h.db.update(workspaces).set({ settings: { brand_color: '#112233' } }).where(eq(workspaces.id, fresh.id))
+    await addMember(h, fresh, `mate-${fresh.slug}@example.com`, 'member')
+    const key = await fresh.key()
+    await h.client({ authorization: `Bearer ${key}` }).post('/api/v1/boards/ideas/posts', { title: 'First', email: 'd@customer.example' })
+    await h.db.insert(integrations).values({ id: newId('integration'), workspaceId: fresh.id, provider: 'chat', status: 'active', accessToken: 'sealed' })
+    expect((await fresh.owner.get(`/dashboard/${fresh.slug}`)).body).not.toContain('Get started')
   })
 })

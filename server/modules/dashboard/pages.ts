@@ -63,6 +63,8 @@ export interface InboxPageData {
   labels: string[]
   boards: string[]
   members: { id: string; name: string }[]
+  /** The onboarding checklist (settings/checklist.ts), empty once every step is done. */
+  checklist?: SafeHtml
 }
 
 const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`
@@ -75,6 +77,7 @@ export function inboxPage(shell: Shell & { slug: string }, data: InboxPageData) 
 <td>${post.unread ? html`<span class="badge" title="Unread">New</span> ` : ''}<a href="${postPath(shell.slug, post.id)}">${post.title}</a></td>
 <td>${post.status}</td><td>${post.board}</td><td>${post.votes}</td><td>${post.labels.join(', ')}</td></tr>`)
   return page(shell, html`<h1>Inbox</h1>
+${data.checklist}
 <form method="get" action="${wsPath(shell.slug)}" role="search" class="filters">
 <p><label for="q">Search</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="200"></p>
 <p><label for="f-status">Status</label><select id="f-status" name="status">${option('', 'Any', q.status)}${data.statuses.map((s) => option(s, s, q.status))}</select></p>

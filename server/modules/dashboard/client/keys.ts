@@ -3,6 +3,8 @@
 // Inbox: j/k move between rows, Enter opens, x selects, s/a/l jump to the bulk status, owner and label
 // controls, / focuses Search, ? lists the keys. Post page: s status, a assign, l labels, m merge.
 
+import './copy.ts'
+
 const HELP = 'Keys: j/k move · Enter open · x select · s status · a assign · l label · m merge · / search · ? this list'
 
 const rows = () => Array.from(document.querySelectorAll<HTMLTableRowElement>('table.inbox tbody tr'))
