@@ -29,9 +29,9 @@ export interface Refusal { notice?: string; error?: string; field?: string; type
 export interface RouteContext { params: Record<string, string>; query: Record<string, string | undefined>; body: Form; request: Request }
 
 /** A settings page: heading and content in the dashboard's shell, never cached (`no-store`, as every dashboard page). */
-export async function settingsPage(viewer: WorkspaceViewer, title: string, refusal: Refusal, content: HtmlValue) {
+export async function settingsPage(viewer: WorkspaceViewer, title: string, refusal: Refusal, content: HtmlValue, formOrigins: string[] = []) {
   const shell: Shell = { title, slug: viewer.workspace.slug, csrf: viewer.csrf, notice: refusal.notice, error: refusal.error, script: (await dashboardScript()).path }
-  return dashboardHtml(page(shell, content), refusal.status ?? 200)
+  return dashboardHtml(page(shell, content), refusal.status ?? 200, formOrigins)
 }
 
 /** `aria-invalid` and the error's id on the field a refusal names. */

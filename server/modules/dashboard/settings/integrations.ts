@@ -46,6 +46,8 @@ export const integrationsSettingsModule = (ctx: AppContext) => {
   const routes = settingsRoutes(ctx)
   const ready = integrationDeps(ctx)
   const domains: DomainDeps = { db: ctx.db, dns: createDns(ctx.config.dnsResolver), secrets: ctx.secrets, mailHost: new URL(ctx.config.baseUrl).hostname }
+  // "Connect" answers with a redirect to the provider: the page's CSP must let its form go there.
+  const authorizeOrigins = [new URL(ctx.config.chatAuthorizeUrl).origin, new URL(ctx.config.trackerAuthorizeUrl).origin]
   const redirectUri = (provider: IntegrationProvider) => `${ctx.config.baseUrl}${CALLBACK(provider)}`
 
   async function render(viewer: WorkspaceViewer, refusal: Refusal) {
@@ -128,7 +130,7 @@ ${(['email', 'in_app'] as const).map((channel) => {
 })}
 <h3>Recent notifications</h3>
 ${events.items.length ? html`<ul>${events.items.map((e) => html`<li>${e.subject} <span class="muted">(${e.eventType}, ${e.channel}${e.emailStatus ? `, ${e.emailStatus}` : ''}, <time datetime="${e.createdAt.toISOString()}">${e.createdAt.toISOString().slice(0, 16).replace('T', ' ')}</time>)</span></li>`)}</ul>` : html`<p>None yet.</p>`}
-${domainPart}</section>`)
+${domainPart}</section>`, authorizeOrigins)
   }
 
   const view = (viewer: WorkspaceViewer, refusal: Refusal) => render(viewer, refusal)
