@@ -42,6 +42,7 @@ import { userModule } from './modules/user/index.ts'
 import { viewsModule } from './modules/views/index.ts'
 import { inboxModule } from './modules/inbox/index.ts'
 import { dashboardModule } from './modules/dashboard/index.ts'
+import { settingsModule } from './modules/dashboard/settings/index.ts'
 import { votesModule } from './modules/votes/index.ts'
 import { visitorsModule } from './modules/visitors/index.ts'
 import { widgetModule } from './modules/widget/index.ts'
@@ -125,6 +126,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
     .use(signInModule(ctx))
     .use(portalModule(ctx))
     .use(dashboardModule(ctx))
+    .use(settingsModule(ctx))
   self = app
   bindRouteTable(ctx, () => self!)
   return { app, ctx }

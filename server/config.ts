@@ -51,6 +51,9 @@ export interface Config {
   idpClientSecret: string | undefined
   chatApiBase: string
   trackerApiBase: string
+  /** The providers' OAuth authorize pages the dashboard sends an admin to (CHAT_AUTHORIZE_URL, TRACKER_AUTHORIZE_URL). */
+  chatAuthorizeUrl: string
+  trackerAuthorizeUrl: string
   /** The OAuth app's credentials at the chat and tracker providers; the tracker's app webhook signing secret. */
   chatClientId: string | undefined
   chatClientSecret: string | undefined
@@ -237,6 +240,8 @@ export function getConfig(env: Env): Config {
     idpClientSecret: text(env, 'IDP_CLIENT_SECRET'),
     chatApiBase: (url(env, 'CHAT_API_BASE', ['http:', 'https:']) ?? 'https://slack.com/api').replace(/\/+$/, ''),
     trackerApiBase: (url(env, 'TRACKER_API_BASE', ['http:', 'https:']) ?? 'https://api.linear.app').replace(/\/+$/, ''),
+    chatAuthorizeUrl: url(env, 'CHAT_AUTHORIZE_URL', ['http:', 'https:']) ?? 'https://slack.com/oauth/v2/authorize',
+    trackerAuthorizeUrl: url(env, 'TRACKER_AUTHORIZE_URL', ['http:', 'https:']) ?? 'https://linear.app/oauth/authorize',
     chatClientId: text(env, 'CHAT_CLIENT_ID'),
     chatClientSecret: text(env, 'CHAT_CLIENT_SECRET'),
     trackerClientId: text(env, 'TRACKER_CLIENT_ID'),

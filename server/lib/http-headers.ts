@@ -55,6 +55,8 @@ export interface HtmlPolicy {
   connect?: string[]
   /** Image and font origins besides its own origin and data: URLs. */
   media?: string[]
+  /** Where forms may go besides this origin (a form whose answer redirects to an OAuth provider's authorize page). */
+  forms?: string[]
 }
 
 /**
@@ -71,7 +73,7 @@ export function htmlResponse(html: string, policy: HtmlPolicy = {}, init: Respon
     `font-src ${['\'self\'', 'data:', ...(policy.media ?? [])].join(' ')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    `form-action ${['\'self\'', ...(policy.forms ?? [])].join(' ')}`,
   ].join('; ')
   const headers = new Headers(init.headers)
   headers.set('content-type', 'text/html; charset=utf-8')

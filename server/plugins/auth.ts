@@ -26,6 +26,15 @@ const keyOrSession = (scope: Scope): Security => [{ bearerAuth: [scope] }, { api
 const sessionOnly: Security = [{ cookieAuth: [] }]
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
+
+/** Whether a member's role reaches `required` (owner > admin > member). */
+export const roleAllows = (role: Role, required: Role) => RANK[role] >= RANK[required]
+
+/** The API's role refusal: 403 OWNER_ONLY for owner routes, 403 FORBIDDEN otherwise (the dashboard pages use it too). */
+export function requireRole(role: Role, required: Role) {
+  if (roleAllows(role, required)) return
+  throw required === 'owner' ? new ApiError('OWNER_ONLY', 'Only the workspace owner can do this') : new ApiError('FORBIDDEN', `This needs the ${required} role`)
+}
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 interface Replay { status: number; body: unknown }
@@ -220,10 +229,7 @@ export const authPlugin = perApp((ctx: AppContext) => {
     const row = await resolve.membership(slug, session.user.id)
     // Not a member (or only invited) looks exactly like a workspace that does not exist.
     if (!row || row.member?.status !== 'active') throw notFound('Workspace')
-    const required = access.role ?? 'member'
-    if (RANK[row.member.role] < RANK[required]) {
-      throw required === 'owner' ? new ApiError('OWNER_ONLY', 'Only the workspace owner can do this') : new ApiError('FORBIDDEN', `This needs the ${required} role`)
-    }
+    requireRole(row.member.role, access.role ?? 'member')
     if (write && access.gate !== false && dashboardAccess(row.workspace, new Date(), ctx.config.billing) !== 'full') {
       throw new ApiError('SUBSCRIPTION_INACTIVE', 'The subscription has lapsed: the dashboard is read-only until it is renewed')
     }

@@ -25,6 +25,7 @@ import { createWorkspace } from '../../server/modules/workspaces/service.ts'
 import { buildWidget } from '../../widget/build.ts'
 import { png } from '../helpers/images.ts'
 import { startSmtp } from '../helpers/smtp.ts'
+import { CHAT_CLIENT, startFakeChat } from '../helpers/chat-provider.ts'
 import { E2E_APP_ORIGIN, E2E_APP_PORT, E2E_HOST_ORIGIN, E2E_HOST_PORT } from './ports.ts'
 import type { SeedOptions, SeedPost } from './widget-helpers.ts'
 import { settingsHost } from './settings-host.ts'
@@ -33,7 +34,14 @@ import { startWebhookRunner } from '../../server/background/delivery-runner.ts'
 
 await buildWidget({ write: true })
 const smtp = await startSmtp()
+// The chat provider the Integrations page connects to (settings-b.spec.ts): a Slack-like server on loopback.
+const chat = startFakeChat()
 const config = getConfig({
+  CHAT_API_BASE: chat.base,
+  CHAT_AUTHORIZE_URL: chat.authorizeUrl,
+  CHAT_CLIENT_ID: CHAT_CLIENT.id,
+  CHAT_CLIENT_SECRET: CHAT_CLIENT.secret,
+  OPERATOR_URLS_ALLOW_PRIVATE: 'true',
   SMTP_URL: smtp.url,
   PORT: String(E2E_APP_PORT),
   BASE_URL: E2E_APP_ORIGIN,

@@ -36,6 +36,8 @@ export function startFakeChat(options: FakeChatOptions = {}) {
     /** Every call with a token answers this error (`token_revoked`, `internal_error`, ...). */
     failWith: null as string | null,
     issued: 0,
+    /** The query of every visit to the authorize page. */
+    authorizations: [] as Record<string, string>[],
   }
 
   function grant() {
@@ -65,7 +67,20 @@ export function startFakeChat(options: FakeChatOptions = {}) {
     port: 0,
     hostname: '127.0.0.1',
     async fetch(request) {
-      const method = new URL(request.url).pathname.replace(/^\/api\//, '')
+      const url = new URL(request.url)
+      // The "authorize page": the admin approves at once and is sent back with a fresh code and the state it brought.
+      if (request.method === 'GET' && url.pathname === '/oauth/v2/authorize') {
+        const redirect = url.searchParams.get('redirect_uri')
+        if (url.searchParams.get('client_id') !== clientId || !redirect) return new Response('bad client or redirect_uri', { status: 400 })
+        state.authorizations.push(Object.fromEntries(url.searchParams))
+        const code = `code-${crypto.randomUUID()}`
+        state.codes.add(code)
+        const back = new URL(redirect)
+        back.searchParams.set('code', code)
+        back.searchParams.set('state', url.searchParams.get('state') ?? '')
+        return Response.redirect(back.toString(), 302)
+      }
+      const method = url.pathname.replace(/^\/api\//, '')
       if (request.method !== 'POST' || !request.headers.get('content-type')?.startsWith('application/x-www-form-urlencoded')) return new Response('bad request', { status: 400 })
       const params = new URLSearchParams(await request.text())
       const token = request.headers.get('authorization')?.replace(/^Bearer /, '') ?? null
@@ -123,6 +138,7 @@ export function startFakeChat(options: FakeChatOptions = {}) {
 
   return {
     base: `http://127.0.0.1:${server.port}/api`,
+    authorizeUrl: `http://127.0.0.1:${server.port}/oauth/v2/authorize`,
     state,
     /** Resolves once `count` messages reached `channel`. */
     async waitForMessages(channel: string, count = 1, timeoutMs = 5000) {

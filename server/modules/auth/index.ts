@@ -14,7 +14,7 @@ const MAGIC_LINK_LIMITS: RateRule[] = [
   { name: 'magic-link:ip', by: ({ clientIp }) => clientIp },
   { name: 'magic-link:email', by: ({ body }) => auth.normalizeEmail(body.email), limit: 5, windowSeconds: 15 * 60 },
 ]
-const RESEND_LIMITS: RateRule[] = [{ name: 'verify-email', by: ({ user }) => user!.id, limit: 5, windowSeconds: 15 * 60 }]
+export const RESEND_LIMITS: RateRule[] = [{ name: 'verify-email', by: ({ user }) => user!.id, limit: 5, windowSeconds: 15 * 60 }]
 
 /** Every way to ask for a sign-in link (this API, the built-in sign-in page) shares these limits. */
 export async function sendMagicLink(ctx: AppContext, headers: Record<string, string | number>, clientIp: string, input: { email: string; redirect_to?: string }) {

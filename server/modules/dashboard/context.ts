@@ -36,8 +36,8 @@ export function checkCsrf(viewer: Viewer, field: unknown) {
 }
 
 /** Every dashboard page: CSP without inline script or style (our own stylesheet and script only), never stored. */
-export const dashboardHtml = (body: SafeHtml, status = 200) =>
-  htmlResponse(body.value, { scripts: ["'self'"] }, { status, headers: { 'cache-control': 'no-store', vary: 'Cookie' } })
+export const dashboardHtml = (body: SafeHtml, status = 200, forms: string[] = []) =>
+  htmlResponse(body.value, { scripts: ["'self'"], forms }, { status, headers: { 'cache-control': 'no-store', vary: 'Cookie' } })
 
 export const seeOther = (location: string) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } })
 

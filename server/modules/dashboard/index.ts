@@ -15,6 +15,7 @@ import { checkCsrf, dashboardHtml, seeOther, statusHistory, workspaceChoices, ty
 import { dashboardGuards, list, text, withNotice, type Form } from './guard.ts'
 import { dashboardScript, serveScript } from './script.ts'
 import { teamSettingsPages } from './settings/index.ts'
+import { onboardingChecklist } from './settings/checklist.ts'
 import { changelogPage, DASHBOARD, inboxPage, pickerPage, postPage, postPath, wsPath } from './pages.ts'
 
 // The team's dashboard (issue 33; docs/dashboard.md): server-rendered pages over the same services as
@@ -97,7 +98,7 @@ export const dashboardModule = (ctx: AppContext) => {
       }, { page: pageNumber, perPage: 50, offset: (pageNumber - 1) * 50 })
       const choices = await workspaceChoices(ctx, viewer.workspace.id)
       const shell = { title: 'Inbox', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query), script: (await dashboardScript()).path }
-      return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...choices }))
+      return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...choices, checklist: await onboardingChecklist(ctx, viewer) }))
     }), hidden)
     .post(`${DASHBOARD}/:workspace_slug/bulk`, inWorkspace(async (viewer, { body }) => {
       const postIds = list(body.post_ids)

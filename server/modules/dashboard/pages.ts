@@ -17,12 +17,14 @@ export interface Shell {
 }
 
 export const DASHBOARD = '/dashboard'
+/** The settings pages of issue 35 (settings/*.ts), one nav entry each. */
+const SETTINGS_NAV = [['members', 'Members'], ['api-keys', 'API keys'], ['webhooks', 'Webhooks'], ['widget', 'Widget'], ['boards', 'Boards'], ['integrations', 'Integrations'], ['branding', 'Branding'], ['data', 'Workspace data'], ['account', 'Account']] as const
 export const wsPath = (slug: string) => `${DASHBOARD}/${slug}`
 export const postPath = (slug: string, postId: string) => `${wsPath(slug)}/posts/${postId}`
 
 export function page(shell: Shell, content: HtmlValue): SafeHtml {
   const nav = shell.slug
-    ? html`<nav aria-label="Dashboard"><ul><li><a href="${wsPath(shell.slug)}">Inbox</a></li><li><a href="${wsPath(shell.slug)}/changelog">Changelog</a></li><li><a href="${wsPath(shell.slug)}/settings/members">Members</a></li><li><a href="${wsPath(shell.slug)}/settings/api-keys">API keys</a></li><li><a href="${wsPath(shell.slug)}/settings/webhooks">Webhooks</a></li><li><a href="${wsPath(shell.slug)}/settings/widget">Widget</a></li><li><a href="/portal/${shell.slug}">Public portal</a></li><li><a href="${DASHBOARD}">Workspaces</a></li></ul></nav>`
+    ? html`<nav aria-label="Dashboard"><ul><li><a href="${wsPath(shell.slug)}">Inbox</a></li><li><a href="${wsPath(shell.slug)}/changelog">Changelog</a></li><li><a href="/portal/${shell.slug}">Public portal</a></li>${SETTINGS_NAV.map(([section, label]) => html`<li><a href="${wsPath(shell.slug!)}/settings/${section}">${label}</a></li>`)}<li><a href="${DASHBOARD}">Workspaces</a></li></ul></nav>`
     : ''
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">
@@ -61,6 +63,8 @@ export interface InboxPageData {
   labels: string[]
   boards: string[]
   members: { id: string; name: string }[]
+  /** The onboarding checklist (settings/checklist.ts), empty once every step is done. */
+  checklist?: SafeHtml
 }
 
 const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`
@@ -73,6 +77,7 @@ export function inboxPage(shell: Shell & { slug: string }, data: InboxPageData) 
 <td>${post.unread ? html`<span class="badge" title="Unread">New</span> ` : ''}<a href="${postPath(shell.slug, post.id)}">${post.title}</a></td>
 <td>${post.status}</td><td>${post.board}</td><td>${post.votes}</td><td>${post.labels.join(', ')}</td></tr>`)
   return page(shell, html`<h1>Inbox</h1>
+${data.checklist}
 <form method="get" action="${wsPath(shell.slug)}" role="search" class="filters">
 <p><label for="q">Search</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="200"></p>
 <p><label for="f-status">Status</label><select id="f-status" name="status">${option('', 'Any', q.status)}${data.statuses.map((s) => option(s, s, q.status))}</select></p>

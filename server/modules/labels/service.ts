@@ -1,6 +1,6 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, count, eq } from 'drizzle-orm'
 import { isUniqueViolation, type Db } from '../../db/client.ts'
-import { labels } from '../../db/schema/index.ts'
+import { labels, postLabels } from '../../db/schema/index.ts'
 import { invalid, notFound, slugTaken } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 
@@ -63,4 +63,11 @@ export async function updateLabel(db: Db, workspaceId: string, labelId: string, 
 export async function deleteLabel(db: Db, workspaceId: string, labelId: string) {
   const [label] = await db.delete(labels).where(and(eq(labels.workspaceId, workspaceId), eq(labels.id, labelId))).returning({ id: labels.id })
   if (!label) throw notFound('Label')
+}
+
+/** How many posts carry each label (what deleting one takes off); labels on no post are absent. The API answers the same with GET /posts?label=…. */
+export async function labelPostCounts(db: Db, workspaceId: string): Promise<Map<string, number>> {
+  const rows = await db.select({ labelId: postLabels.labelId, posts: count() }).from(postLabels)
+    .innerJoin(labels, eq(labels.id, postLabels.labelId)).where(eq(labels.workspaceId, workspaceId)).groupBy(postLabels.labelId)
+  return new Map(rows.map((row) => [row.labelId, row.posts]))
 }

@@ -1,3 +1,4 @@
+import { textOn } from '../../lib/color.ts'
 import { html, type HtmlValue, type SafeHtml } from '../../lib/html.ts'
 import type { publicWorkspace } from '../public/service.ts'
 import { ASSETS } from './assets.ts'
@@ -31,17 +32,10 @@ export interface PageMeta {
 
 const DEFAULT_ACCENT = '#4338ca'
 
-const luminance = (hex: string) => {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
-  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!
-}
-
 /** The workspace's brand colour and whichever of black or white reads better on it (WCAG contrast). */
 export function accentStyle(brand: string | null) {
   const accent = brand && /^#[0-9a-fA-F]{6}$/.test(brand) ? brand.toLowerCase() : DEFAULT_ACCENT
-  const light = luminance(accent)
-  const onAccent = (1.05) / (light + 0.05) >= (light + 0.05) / 0.05 ? '#ffffff' : '#000000'
-  return `:root{--accent:${accent};--on-accent:${onAccent}}`
+  return `:root{--accent:${accent};--on-accent:${textOn(accent).color}}`
 }
 
 export const truncate = (text: string, max: number) => {
