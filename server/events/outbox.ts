@@ -31,3 +31,9 @@ export async function recordEvent(tx: Db | Tx, workspaceId: string, type: EventT
   await insertEvent(tx).execute({ id, workspaceId, type, data })
   return id
 }
+
+/** Several events of one change in one statement (a bulk change): the same rows recordEvent would write, in order. */
+export async function recordEvents(tx: Db | Tx, workspaceId: string, list: { type: EventType; data: Record<string, unknown> }[]) {
+  if (list.length === 0) return
+  await tx.insert(events).values(list.map((event) => ({ id: newId('event'), workspaceId, type: event.type, data: event.data })))
+}

@@ -234,10 +234,18 @@ describe('errors', () => {
     expect((await api.patch(`/api/v1/changelog/${ids.entry}`, {})).status).toBe(422)
   })
 
-  test('a published entry cannot go back to draft', async () => {
+  test('published_at: null unpublishes (a draft again); publishing again e-mails no voter twice', async () => {
+    const mailed = async () => (await h.db.select().from(changelogEmails).where(eq(changelogEmails.entryId, ids.entry!))).length
+    const before = await mailed()
+    expect(before).toBeGreaterThan(0)
     const res = await api.patch(`/api/v1/changelog/${ids.entry}`, { published_at: null })
-    expect(res.status).toBe(422)
-    expect((await api.get(`/api/v1/changelog/${ids.entry}`)).body.published_at).not.toBeNull()
+    expect(res.status).toBe(200)
+    expect(res.body.published_at).toBeNull()
+    expect((await api.get(`/api/v1/changelog/${ids.entry}`)).body.published_at).toBeNull()
+    const [row] = await h.db.select().from(changelogEntries).where(eq(changelogEntries.id, ids.entry!))
+    expect(row!.publishedAt).toBeNull()
+    expect((await api.patch(`/api/v1/changelog/${ids.entry}`, { published_at: new Date().toISOString() })).body.published_at).not.toBeNull()
+    expect(await mailed()).toBe(before)
   })
 
   test('an unknown entry is 404; a foreign or unknown post id is 422 and writes nothing', async () => {

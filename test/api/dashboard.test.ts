@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { changelogEntries, comments, events, postReads, posts } from '../../server/db/schema/index.ts'
+import { changelogEntries, comments, events, postReads, posts, savedViews } from '../../server/db/schema/index.ts'
 import { addMember, boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { signIn } from '../helpers/session.ts'
@@ -175,6 +175,34 @@ describe('dashboard pages', () => {
     expect((await page(member, `${inbox()}/changelog`)).body).toContain('>Publish</button>')
     expect((await submit(member, `${inbox()}/changelog`, `${inbox()}/changelog/${entry!.id}/publish`, {})).status).toBe(303)
     expect((await h.db.select().from(changelogEntries).where(eq(changelogEntries.id, entry!.id)))[0]!.publishedAt).not.toBeNull()
+  })
+
+  test('changelog entry page: Markdown preview (escaped, nothing saved), unpublish, a foreign entry is 404', async () => {
+    const [entry] = await h.db.select().from(changelogEntries).where(eq(changelogEntries.workspaceId, ws.id))
+    const entryUrl = `${inbox()}/changelog/${entry!.id}`
+    const preview = await submit(member, entryUrl, entryUrl, { title: 'Changed?', body: `**bold** ${XSS}`, post_ids: '', intent: 'preview' })
+    expect(preview.status).toBe(200)
+    expect(preview.body).toContain('<strong>bold</strong>')
+    expect(preview.body).not.toContain('<script>alert(1)')
+    expect(preview.body).toContain('value="Changed?"')
+    expect((await h.db.select().from(changelogEntries).where(eq(changelogEntries.id, entry!.id)))[0]!.title).toBe('Dark mode is here')
+    expect((await submit(member, entryUrl, `${entryUrl}/unpublish`, {})).status).toBe(303)
+    expect((await h.db.select().from(changelogEntries).where(eq(changelogEntries.id, entry!.id)))[0]!.publishedAt).toBeNull()
+    expect((await page(member, entryUrl)).body).toContain('>Publish</button>')
+    expect((await page(other.owner, `/dashboard/${other.slug}/changelog/${entry!.id}`)).status).toBe(404)
+  })
+
+  test('saved views: saved from the filters, listed as links, shared ones seen by others, deleted only by who may', async () => {
+    const saved = await submit(member, inbox(), `${inbox()}/views`, { name: 'Dark ones', q: 'dark', shared: 'yes' })
+    expect(saved.status).toBe(303)
+    expect(saved.headers.get('location')).toContain('q=dark')
+    const [view] = await h.db.select().from(savedViews).where(eq(savedViews.workspaceId, ws.id))
+    expect(view).toMatchObject({ name: 'Dark ones', shared: true, filters: { q: 'dark' } })
+    expect((await page(ws.owner, inbox())).body).toContain('>Dark ones</a>')
+    expect((await submit(member, inbox(), `${inbox()}/views`, { name: '' })).headers.get('location')).toContain('Give+the+view+a+name')
+    expect((await submit(other.owner, '/dashboard', `${inbox()}/views/${view!.id}/delete`, {})).status).toBe(404)
+    expect((await submit(member, inbox(), `${inbox()}/views/${view!.id}/delete`, {})).status).toBe(303)
+    expect(await h.db.select().from(savedViews).where(eq(savedViews.id, view!.id))).toEqual([])
   })
 
   test('security: a wrong CSRF token, a non-member, another workspace post id in a form', async () => {

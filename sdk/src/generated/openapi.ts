@@ -3122,7 +3122,7 @@ export interface components {
             post_ids?: string[];
             /**
              * Format: date-time
-             * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.
+             * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); null on a published entry unpublishes it (a draft again; a later publish e-mails no voter twice).
              * @example 2026-11-22T09:30:00.000Z
              */
             published_at?: string | null;
@@ -3170,7 +3170,7 @@ export interface components {
             post_ids?: string[];
             /**
              * Format: date-time
-             * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.
+             * @description When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); null on a published entry unpublishes it (a draft again; a later publish e-mails no voter twice).
              * @example 2026-11-22T09:30:00.000Z
              */
             published_at?: string | null;

@@ -3,7 +3,7 @@ import { PagingQuery, pageEnvelope } from '../../lib/paging-schema.ts'
 import { Enum, Timestamp } from '../../lib/schema.ts'
 import { TITLE_TEXT_RULE } from '../../lib/text.ts'
 
-const PUBLISHED_AT = 'When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); a published entry cannot go back to draft.'
+const PUBLISHED_AT = 'When the entry was (or is) published; null keeps it a draft. Setting it publishes: the linked posts move to the completed status and their voters are e-mailed once. A time in the future is refused (no scheduling); null on a published entry unpublishes it (a draft again; a later publish e-mails no voter twice).'
 const BODY = 'Markdown (CommonMark). Raw HTML is shown as text, and only http(s), mailto and relative links are kept: `javascript:`, `vbscript:` and `data:` URLs (images included) are dropped.'
 const POST_IDS = 'Posts of this workspace the entry ships; each one must exist (else 422, nothing is written). Replaces the whole list on update.'
 

@@ -129,13 +129,14 @@ export async function createEntry(db: Db, workspaceId: string, caller: Caller, i
 export async function updateEntry(db: Db, workspaceId: string, caller: Caller, entryId: string, changes: ChangelogInput) {
   return db.transaction(async (tx) => {
     const current = await findEntry(tx, workspaceId, entryId, true)
-    if (changes.published_at === null && current.publishedAt) throw invalid(['body', 'published_at'], 'A published entry cannot go back to draft; delete it instead')
     if (changes.post_ids !== undefined) await checkPosts(tx, workspaceId, changes.post_ids)
     const publishedAt = changes.published_at ? publicationTime(changes.published_at) : undefined
     await tx.update(changelogEntries).set({
       ...(changes.title !== undefined && { title: cleanTitle(changes.title) }),
       ...(changes.body !== undefined && { body: changes.body, bodyHtml: renderMarkdown(changes.body) }),
       ...(publishedAt && { publishedAt }),
+      // Unpublish: a draft again. changelog_emails keeps who was e-mailed, so a later publish mails no one twice.
+      ...(changes.published_at === null && { publishedAt: null }),
       updatedAt: sql`now()`,
     }).where(eq(changelogEntries.id, entryId))
     if (changes.post_ids !== undefined) await setPosts(tx, workspaceId, entryId, changes.post_ids)

@@ -14,6 +14,11 @@ export const text = (value: unknown) => (typeof value === 'string' ? value : Arr
 /** A form field that may repeat (checkboxes), as a list of strings. */
 export const list = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [])
 export const withNotice = (path: string, notice: string) => `${path}${path.includes('?') ? '&' : '?'}${new URLSearchParams({ done: notice })}`
+/** The Post/Redirect/Get notice a redirect carried in `?done=`. */
+export const noticeOf = (query: Record<string, string | undefined>) => (typeof query.done === 'string' ? query.done.slice(0, 200) : undefined)
+/** Dashboard routes are pages, not API operations: kept out of the OpenAPI document. */
+export const hidden = { detail: { hide: true } }
+export const formRoute = { parse: 'urlencoded' as const, ...hidden }
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
 export const hasRole = (viewer: WorkspaceViewer, role: Role) => RANK[viewer.member.role] >= RANK[role]

@@ -2,32 +2,39 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { requestPlugin } from '../../plugins/request.ts'
-import { createEntry, listEntries, updateEntry } from '../changelog/service.ts'
 import { createComment, listComments } from '../comments/service.ts'
 import { bulkChange } from '../inbox/bulk.ts'
 import { listInbox } from '../inbox/queries.ts'
 import { setReadState } from '../inbox/read-state.ts'
+import { listViews } from '../inbox/saved-views.ts'
 import { getPost } from '../posts/queries.ts'
 import { deletePost, mergePost, updatePost } from '../posts/service.ts'
 import { listVotes } from '../votes/service.ts'
+import { acceptInvitation } from '../members/service.ts'
 import { createWorkspace, workspacesOfUser } from '../workspaces/service.ts'
-import { checkCsrf, dashboardHtml, seeOther, statusHistory, workspaceChoices, type WorkspaceViewer } from './context.ts'
-import { dashboardGuards, list, text, withNotice, type Form } from './guard.ts'
+import { checkCsrf, dashboardHtml, seeOther, statusHistory, workspaceChoices, type Viewer, type WorkspaceViewer } from './context.ts'
+import { dashboardGuards, formRoute, hidden, list, noticeOf, text, withNotice, type Form } from './guard.ts'
 import { dashboardScript, serveScript } from './script.ts'
+import { dashboardChangelog } from './changelog.ts'
+import { actorOf, dashboardViews, VIEW_KEYS } from './saved-views.ts'
+import { DASHBOARD, inboxPage, pickerPage, postPage, postPath, wsPath } from './pages.ts'
 import { teamSettingsPages } from './settings/index.ts'
 import { onboardingChecklist } from './settings/checklist.ts'
-import { changelogPage, DASHBOARD, inboxPage, pickerPage, postPage, postPath, wsPath } from './pages.ts'
 
 // The team's dashboard (issue 33; docs/dashboard.md): server-rendered pages over the same services as
 // the public API. Reads render; every form POSTs, goes through the service, and redirects back with a
 // notice (Post/Redirect/Get), or re-renders the page with the error and what was typed.
 
-const INBOX_KEYS = ['q', 'status', 'board', 'label', 'owner', 'sort', 'unanswered', 'stale_days', 'verified'] as const
-const hidden = { detail: { hide: true } }
-
 export const dashboardModule = (ctx: AppContext) => {
   const { signedIn, inWorkspace } = dashboardGuards(ctx)
-  const notice = (query: Record<string, string | undefined>) => (typeof query.done === 'string' ? query.done.slice(0, 200) : undefined)
+  const notice = noticeOf
+
+  /** The workspaces page: the member's workspaces, pending invitations to accept, and the create form. */
+  async function picker(viewer: Viewer, extra: { notice?: string; error?: string; typed?: { name: string; slug: string }; status?: number }) {
+    const [active, pending] = await Promise.all([workspacesOfUser(ctx.db, viewer.session.user.id), workspacesOfUser(ctx.db, viewer.session.user.id, 'pending')])
+    const rows = (list: typeof active) => list.map((row) => ({ slug: row.workspace.slug, name: row.workspace.name, role: row.role }))
+    return dashboardHtml(pickerPage({ title: 'Workspaces', csrf: viewer.csrf, notice: extra.notice, error: extra.error }, rows(active), extra.typed, rows(pending)), extra.status)
+  }
 
   async function renderPost(viewer: WorkspaceViewer, postId: string, extra: { notice?: string; error?: string; typed?: Record<string, string>; field?: string; status?: number } = {}) {
     const workspaceId = viewer.workspace.id
@@ -67,11 +74,12 @@ export const dashboardModule = (ctx: AppContext) => {
     .use(requestPlugin(ctx))
     .get(`${DASHBOARD}/_/dashboard.js`, ({ request }) => serveScript(request), hidden)
     .use(teamSettingsPages(ctx))
-    .get(DASHBOARD, signedIn(async (viewer, request) => {
-      const rows = await workspacesOfUser(ctx.db, viewer.session.user.id)
-      const query = new URL(request.url).searchParams
-      return dashboardHtml(pickerPage({ title: 'Workspaces', csrf: viewer.csrf, notice: query.get('done') ?? undefined }, rows.map((row) => ({ slug: row.workspace.slug, name: row.workspace.name, role: row.role }))))
-    }), hidden)
+    .get(DASHBOARD, signedIn(async (viewer, request) => picker(viewer, { notice: new URL(request.url).searchParams.get('done')?.slice(0, 200) })), hidden)
+    .post(`${DASHBOARD}/invitations/:workspace_slug/accept`, async ({ request, body, params }) => signedIn(async (viewer) => {
+      checkCsrf(viewer, (body as Form | undefined)?.csrf)
+      await acceptInvitation(ctx.db, params.workspace_slug, viewer.session.user.id)
+      return seeOther(withNotice(wsPath(params.workspace_slug), 'Welcome to the workspace'))
+    })({ request }), formRoute)
     .post(`${DASHBOARD}/workspaces`, async ({ request, body }) => signedIn(async (viewer) => {
       const form = (body ?? {}) as Form
       checkCsrf(viewer, form.csrf)
@@ -83,22 +91,21 @@ export const dashboardModule = (ctx: AppContext) => {
         return seeOther(withNotice(wsPath(workspace.slug), 'Workspace created'))
       } catch (error) {
         if (!(error instanceof ApiError)) throw error
-        const rows = await workspacesOfUser(ctx.db, viewer.session.user.id)
-        return dashboardHtml(pickerPage({ title: 'Workspaces', csrf: viewer.csrf, error: error.message }, rows.map((row) => ({ slug: row.workspace.slug, name: row.workspace.name, role: row.role })), typed), error.status)
+        return picker(viewer, { error: error.message, typed, status: error.status })
       }
-    })({ request }), { parse: 'urlencoded', ...hidden })
+    })({ request }), formRoute)
     .get(`${DASHBOARD}/:workspace_slug`, inWorkspace(async (viewer, { query }) => {
       const filters: Record<string, string> = {}
-      for (const key of INBOX_KEYS) if (typeof query[key] === 'string' && query[key] !== '') filters[key] = query[key]!.slice(0, 200)
+      for (const key of VIEW_KEYS) if (typeof query[key] === 'string' && query[key] !== '') filters[key] = query[key]!.slice(0, 200)
       const pageNumber = Math.min(Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1), 1000)
       const staleDays = filters.stale_days ? Number.parseInt(filters.stale_days, 10) : undefined
       const listed = await listInbox(ctx.db, { workspaceId: viewer.workspace.id, userId: viewer.session.user.id }, {
         ...filters, sort: filters.sort as never, stale_days: staleDays && staleDays > 0 ? staleDays : undefined,
         unanswered: filters.unanswered === undefined ? undefined : filters.unanswered === 'true', verified: filters.verified === undefined ? undefined : filters.verified === 'true',
       }, { page: pageNumber, perPage: 50, offset: (pageNumber - 1) * 50 })
-      const choices = await workspaceChoices(ctx, viewer.workspace.id)
+      const [choices, views] = await Promise.all([workspaceChoices(ctx, viewer.workspace.id), listViews(ctx.db, actorOf(viewer))])
       const shell = { title: 'Inbox', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query), script: (await dashboardScript()).path }
-      return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...choices, checklist: await onboardingChecklist(ctx, viewer) }))
+      return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...choices, views: views.items.map((view) => ({ ...view, mine: view.owner_user_id === viewer.session.user.id, mayDelete: view.owner_user_id === viewer.session.user.id || viewer.member.role !== 'member' })), checklist: await onboardingChecklist(ctx, viewer) }))
     }), hidden)
     .post(`${DASHBOARD}/:workspace_slug/bulk`, inWorkspace(async (viewer, { body }) => {
       const postIds = list(body.post_ids)
@@ -112,7 +119,7 @@ export const dashboardModule = (ctx: AppContext) => {
         ...(owner && { owner_user_id: owner === 'none' ? null : owner }),
       })
       return seeOther(withNotice(wsPath(viewer.workspace.slug), `${result.results.length} posts changed`))
-    }), { parse: 'urlencoded', ...hidden })
+    }), formRoute)
     .get(`${DASHBOARD}/:workspace_slug/posts/:post_id`, inWorkspace(async (viewer, { params, query }) => {
       const response = await renderPost(viewer, params.post_id!, { notice: notice(query) })
       // Opening a post marks it read for this member (the read state of GET …/inbox).
@@ -125,25 +132,25 @@ export const dashboardModule = (ctx: AppContext) => {
       if (text(body.updated_at) !== current.updated_at) throw new ApiError('CONFLICT', 'Someone else changed this post after you opened it. Your text is kept below; compare it with the current version and save again.')
       await updatePost(ctx.db, viewer.workspace.id, viewer.session, postId, { title: text(body.title), body: text(body.body) })
       return 'Saved'
-    }), { parse: 'urlencoded', ...hidden })
+    }), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/status`, postAction('status', async (viewer, postId, body) => {
       const message = text(body.status_message).trim()
       await updatePost(ctx.db, viewer.workspace.id, viewer.session, postId, { status: text(body.status), ...(message && { status_message: message }) })
       return message ? 'Status changed; voters will hear about it' : 'Status changed'
-    }, 'status_message'), { parse: 'urlencoded', ...hidden })
+    }, 'status_message'), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/assign`, postAction('assign', async (viewer, postId, body) => {
       const owner = text(body.owner_user_id)
       await updatePost(ctx.db, viewer.workspace.id, viewer.session, postId, { owner_user_id: owner === 'none' || owner === '' ? null : owner })
       return 'Owner set'
-    }), { parse: 'urlencoded', ...hidden })
+    }), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/labels`, postAction('labels', async (viewer, postId, body) => {
       await updatePost(ctx.db, viewer.workspace.id, viewer.session, postId, { labels: list(body.labels) })
       return 'Labels saved'
-    }), { parse: 'urlencoded', ...hidden })
+    }), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/move`, postAction('move', async (viewer, postId, body) => {
       await updatePost(ctx.db, viewer.workspace.id, viewer.session, postId, { board: text(body.board) })
       return 'Moved'
-    }), { parse: 'urlencoded', ...hidden })
+    }), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/merge`, postAction('merge', async (viewer, postId, body) => {
       const into = text(body.into).trim()
       let target = into
@@ -156,37 +163,20 @@ export const dashboardModule = (ctx: AppContext) => {
       }
       await mergePost(ctx.db, viewer.workspace.id, postId, target)
       return 'Merged'
-    }, 'into'), { parse: 'urlencoded', ...hidden })
+    }, 'into'), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/reply`, postAction('reply', async (viewer, postId, body) => {
       await createComment(ctx.db, viewer.workspace.id, viewer.session, postId, { body: text(body.body) })
       return 'Reply posted'
-    }, 'reply'), { parse: 'urlencoded', ...hidden })
+    }, 'reply'), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/note`, postAction('note', async (viewer, postId, body) => {
       await createComment(ctx.db, viewer.workspace.id, viewer.session, postId, { body: text(body.body), internal: true })
       return 'Internal note added'
-    }, 'note'), { parse: 'urlencoded', ...hidden })
+    }, 'note'), formRoute)
     .post(`${DASHBOARD}/:workspace_slug/posts/:post_id/delete`, postAction('delete', async (viewer, postId, body) => {
       if (text(body.confirm) !== 'yes') throw new ApiError('VALIDATION_ERROR', 'Tick the box to confirm the deletion.')
       await deletePost(ctx.db, viewer.workspace.id, postId)
       return seeOther(withNotice(wsPath(viewer.workspace.slug), 'Post deleted'))
-    }), { parse: 'urlencoded', ...hidden })
-    .get(`${DASHBOARD}/:workspace_slug/changelog`, inWorkspace(async (viewer, { query }) => {
-      const entries = await listEntries(ctx.db, viewer.workspace.id, undefined, { page: 1, perPage: 100, offset: 0 })
-      return dashboardHtml(changelogPage({ title: 'Changelog', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query) }, entries.items))
-    }), hidden)
-    .post(`${DASHBOARD}/:workspace_slug/changelog`, inWorkspace(async (viewer, { body }) => {
-      const typed = { title: text(body.title), body: text(body.body), post_ids: text(body.post_ids) }
-      try {
-        await createEntry(ctx.db, viewer.workspace.id, viewer.session, { title: typed.title, body: typed.body, post_ids: typed.post_ids.split(/[\s,]+/).filter(Boolean) })
-        return seeOther(withNotice(`${wsPath(viewer.workspace.slug)}/changelog`, 'Draft saved'))
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.status === 404) throw error
-        const entries = await listEntries(ctx.db, viewer.workspace.id, undefined, { page: 1, perPage: 100, offset: 0 })
-        return dashboardHtml(changelogPage({ title: 'Changelog', slug: viewer.workspace.slug, csrf: viewer.csrf, error: error.issues?.[0]?.msg ?? error.message }, entries.items, typed), error.status)
-      }
-    }), { parse: 'urlencoded', ...hidden })
-    .post(`${DASHBOARD}/:workspace_slug/changelog/:entry_id/publish`, inWorkspace(async (viewer, { params }) => {
-      await updateEntry(ctx.db, viewer.workspace.id, viewer.session, params.entry_id!, { published_at: new Date().toISOString() })
-      return seeOther(withNotice(`${wsPath(viewer.workspace.slug)}/changelog`, 'Published'))
-    }), { parse: 'urlencoded', ...hidden })
+    }), formRoute)
+    .use(dashboardChangelog(ctx))
+    .use(dashboardViews(ctx))
 }

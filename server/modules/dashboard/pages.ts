@@ -41,10 +41,11 @@ ${content}
 </main></body></html>`
 }
 
-const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
+export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
 
-export function pickerPage(shell: Shell, workspaces: { slug: string; name: string; role: string }[], typed: { name?: string; slug?: string } = {}) {
+export function pickerPage(shell: Shell, workspaces: { slug: string; name: string; role: string }[], typed: { name?: string; slug?: string } = {}, invitations: { slug: string; name: string; role: string }[] = []) {
   return page(shell, html`<h1>Your workspaces</h1>
+${invitations.length ? html`<h2>Invitations</h2><ul>${invitations.map((w) => html`<li>${w.name} invites you as ${w.role}. <form method="post" action="${DASHBOARD}/invitations/${w.slug}/accept" class="inline">${csrfField(shell.csrf)}<button class="btn" type="submit" aria-label="Accept the invitation to ${w.name}">Accept</button></form></li>`)}</ul>` : ''}
 ${workspaces.length ? html`<ul>${workspaces.map((w) => html`<li><a href="${wsPath(w.slug)}">${w.name}</a> (${w.role})</li>`)}</ul>` : html`<p>You are not in a workspace yet. Create one to start.</p>`}
 <h2>Create a workspace</h2>
 <form method="post" action="${DASHBOARD}/workspaces">${csrfField(shell.csrf)}
@@ -65,9 +66,10 @@ export interface InboxPageData {
   members: { id: string; name: string }[]
   /** The onboarding checklist (settings/checklist.ts), empty once every step is done. */
   checklist?: SafeHtml
+  views: { id: string; name: string; filters: Record<string, string | number | boolean>; shared: boolean; mine: boolean; mayDelete: boolean }[]
 }
 
-const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`
+export const option = (value: string, label: string, selected: string | undefined) => html`<option value="${value}"${selected === value ? html` selected` : ''}>${label}</option>`
 
 export function inboxPage(shell: Shell & { slug: string }, data: InboxPageData) {
   const q = data.query
@@ -85,8 +87,12 @@ ${data.checklist}
 <p><label for="f-label">Label</label><select id="f-label" name="label">${option('', 'Any', q.label)}${data.labels.map((l) => option(l, l, q.label))}</select></p>
 <p><label for="f-owner">Owner</label><select id="f-owner" name="owner">${option('', 'Anyone', q.owner)}${option('me', 'Me', q.owner)}${option('unassigned', 'Unassigned', q.owner)}${data.members.map((m) => option(m.id, m.name, q.owner))}</select></p>
 <p><label for="f-sort">Sort</label><select id="f-sort" name="sort">${option('new', 'Newest', q.sort)}${option('top', 'Top', q.sort)}${option('trending', 'Trending', q.sort)}${option('oldest_unanswered', 'Oldest unanswered', q.sort)}</select></p>
+<p><label for="f-days">No activity for (days)</label><input id="f-days" name="stale_days" type="number" min="1" max="3650" inputmode="numeric" value="${q.stale_days ?? ''}"></p>
+<p><label><input type="checkbox" name="unanswered" value="true"${q.unanswered === 'true' ? html` checked` : ''}> Unanswered by the team</label></p>
+<p><label><input type="checkbox" name="verified" value="true"${q.verified === 'true' ? html` checked` : ''}> Verified authors only</label></p>
 <p><button class="btn" type="submit">Filter</button></p></form>
-<p>${data.total} post${data.total === 1 ? '' : 's'}.</p>
+${savedViews(shell, data)}
+<p id="inbox-count">${data.total} post${data.total === 1 ? '' : 's'}.</p>
 <table class="inbox"><thead><tr><th scope="col"><span class="sr">Select</span></th><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Board</th><th scope="col">Votes</th><th scope="col">Labels</th></tr></thead>
 <tbody>${rows}</tbody></table>
 ${data.items.length === 0 ? html`<p>No posts match.</p>` : ''}
@@ -98,6 +104,17 @@ ${data.items.length === 0 ? html`<p>No posts match.</p>` : ''}
 <p><label for="b-label">Add label</label><select id="b-label" name="add_label">${option('', 'None', undefined)}${data.labels.map((l) => option(l, l, undefined))}</select></p>
 <p><label for="b-owner">Owner</label><select id="b-owner" name="owner_user_id">${option('', 'Keep', undefined)}${option('none', 'Unassigned', undefined)}${data.members.map((m) => option(m.id, m.name, undefined))}</select></p>
 <p><button class="btn" type="submit">Apply to selected</button></p></form>`)
+}
+
+function savedViews(shell: Shell & { slug: string }, data: InboxPageData) {
+  const link = (filters: Record<string, unknown>) => `${wsPath(shell.slug)}${Object.keys(filters).length ? `?${new URLSearchParams(Object.entries(filters).map(([k, v]) => [k, String(v)]))}` : ''}`
+  return html`<section aria-labelledby="views-h" class="views"><h2 id="views-h">Saved views</h2>
+${data.views.length ? html`<ul>${data.views.map((view) => html`<li><a href="${link(view.filters)}">${view.name}</a>${view.shared ? html` <span class="badge">Shared</span>` : ''}${view.mayDelete ? html` <form method="post" action="${wsPath(shell.slug)}/views/${view.id}/delete" class="inline">${csrfField(shell.csrf)}<button class="btn plain" type="submit" aria-label="Delete view ${view.name}">Delete</button></form>` : ''}</li>`)}</ul>` : html`<p>No saved views yet.</p>`}
+<details><summary>Save these filters as a view</summary>
+<form method="post" action="${wsPath(shell.slug)}/views">${csrfField(shell.csrf)}${Object.entries(data.query).map(([key, value]) => html`<input type="hidden" name="${key}" value="${value}">`)}
+<p><label for="v-name">View name</label><input id="v-name" name="name" maxlength="80" required></p>
+<p><label><input type="checkbox" name="shared" value="yes"> Share with the team</label></p>
+<p><button class="btn" type="submit">Save view</button></p></form></details></section>`
 }
 
 export interface PostPageData {
@@ -156,18 +173,4 @@ ${data.labels.map((l) => html`<label><input type="checkbox" name="labels" value=
 <form method="post" action="${action('delete')}">${csrfField(shell.csrf)}
 <p><label><input type="checkbox" name="confirm" value="yes" required> Yes, delete this post with its comments and votes</label></p>
 <p><button class="btn" type="submit">Delete post</button></p></form></section>`)
-}
-
-export function changelogPage(shell: Shell & { slug: string }, entries: { id: string; title: string; published_at: string | null; post_ids: string[] }[], typed: Record<string, string> = {}) {
-  const action = (id: string, name: string) => `${wsPath(shell.slug)}/changelog/${id}/${name}`
-  return page(shell, html`<h1>Changelog</h1>
-<p><a href="/portal/${shell.slug}/changelog">The public changelog</a></p>
-<ul>${entries.map((e) => html`<li><strong>${e.title}</strong> ${e.published_at ? html`(published ${e.published_at.slice(0, 10)})` : '(draft)'}
-${e.published_at ? '' : html`<form method="post" action="${action(e.id, 'publish')}">${csrfField(shell.csrf)}<button class="btn" type="submit">Publish</button></form>`}</li>`)}</ul>
-<h2>New draft</h2>
-<form method="post" action="${wsPath(shell.slug)}/changelog">${csrfField(shell.csrf)}
-<p><label for="c-title">Title</label><input id="c-title" name="title" maxlength="200" value="${typed.title ?? ''}"></p>
-<p><label for="c-body">Text (Markdown)</label><textarea id="c-body" name="body" rows="8">${typed.body ?? ''}</textarea></p>
-<p><label for="c-posts">Linked post ids (space-separated)</label><input id="c-posts" name="post_ids" value="${typed.post_ids ?? ''}"></p>
-<p><button class="btn" type="submit">Save draft</button></p></form>`)
 }

@@ -1,9 +1,10 @@
-import type { Db } from '../../db/client.ts'
+import type { Db, Tx } from '../../db/client.ts'
 import { ApiError, invalid, type ValidationIssue } from '../../errors.ts'
 import type { Caller } from '../../plugins/auth.ts'
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from '../posts/queries.ts'
-import { deletePost, mergePost, updatePost, type PostChanges } from '../posts/service.ts'
+import { deletePost, mergePost } from '../posts/service.ts'
+import { editPosts, type BulkItem } from './bulk-edit.ts'
 
 export interface BulkInput {
   post_ids: string[]
@@ -17,7 +18,20 @@ export interface BulkInput {
   delete?: true
 }
 
-interface BulkItem { post_id: string; ok: boolean; error: { code: string; message: string } | null }
+/** Merge and delete, post by post through the single-post services, each in a savepoint so every post gets its result. */
+async function mergeOrDelete(tx: Tx, workspaceId: string, input: BulkInput) {
+  const results: BulkItem[] = []
+  for (const postId of input.post_ids) {
+    try {
+      await tx.transaction(async (item) => { if (input.delete) await deletePost(item, workspaceId, postId); else await mergePost(item, workspaceId, postId, input.merge_into_post_id!) })
+      results.push({ post_id: postId, ok: true, error: null })
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      results.push({ post_id: postId, ok: false, error: { code: error.code, message: error.issues?.[0]?.msg ?? error.message } })
+    }
+  }
+  return results
+}
 
 /** Rules a schema cannot say: something to do, merge and delete alone, a message only with a status. */
 function checkShape(input: BulkInput) {
@@ -33,10 +47,10 @@ function checkShape(input: BulkInput) {
 }
 
 /**
- * Applies one change to every post through the same services as the single-post routes, all in one
- * transaction: each post in its own savepoint, so every post gets its result, and when any fails the
- * whole transaction is rolled back (nothing applied, no event recorded) and the list comes back in a
- * 422. Events of a successful call are written with it, one set per post, as single changes would be.
+ * Applies one change to every post, all in one transaction: edits set-based (bulk-edit.ts), merge and
+ * delete through the single-post services. Every post gets its result, and when any fails the whole
+ * transaction is rolled back (nothing applied, no event recorded) and the list comes back in a 422.
+ * Events of a successful call are written with it, one set per post, as single changes would be.
  */
 export async function bulkChange(db: Db, workspaceId: string, caller: Caller, input: BulkInput) {
   checkShape(input)
@@ -51,31 +65,8 @@ export async function bulkChange(db: Db, workspaceId: string, caller: Caller, in
       await resolveLabels(tx, workspaceId, input.remove_labels ?? [], ['body', 'remove_labels'])
       if (input.merge_into_post_id !== undefined) await getPost(tx, workspaceId, input.merge_into_post_id).catch(() => { throw invalid(['body', 'merge_into_post_id'], 'The target post is not a post of this workspace') })
 
-      for (const postId of input.post_ids) {
-        try {
-          await tx.transaction(async (item) => {
-            if (input.delete) return deletePost(item, workspaceId, postId)
-            if (input.merge_into_post_id !== undefined) return mergePost(item, workspaceId, postId, input.merge_into_post_id)
-            const changes: PostChanges = {
-              ...(input.status !== undefined && { status: input.status }),
-              ...(input.status_message !== undefined && { status_message: input.status_message }),
-              ...(input.owner_user_id !== undefined && { owner_user_id: input.owner_user_id }),
-              ...(input.board_slug !== undefined && { board: input.board_slug }),
-            }
-            if (input.add_labels || input.remove_labels) {
-              const current = (await getPost(item, workspaceId, postId)).labels
-              const removed = new Set(input.remove_labels ?? [])
-              changes.labels = [...new Set([...current, ...(input.add_labels ?? [])])].filter((slug) => !removed.has(slug))
-            }
-            return updatePost(item, workspaceId, caller, postId, changes)
-          })
-          results.push({ post_id: postId, ok: true, error: null })
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error
-          const message = error.issues?.[0]?.msg ?? error.message
-          results.push({ post_id: postId, ok: false, error: { code: error.code, message } })
-        }
-      }
+      if (input.delete || input.merge_into_post_id !== undefined) results = await mergeOrDelete(tx, workspaceId, input)
+      else results = await editPosts(tx, workspaceId, caller, input.post_ids, input)
       if (results.some((result) => !result.ok)) throw failed
     })
   } catch (error) {

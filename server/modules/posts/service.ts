@@ -27,7 +27,7 @@ export interface PostInput extends OnBehalf {
 export type ServiceCaller = { kind: 'service' }
 
 // An end user's post, or a change the service made, has no member or key behind it: both columns stay null.
-const changedBy = (caller: FeedbackCaller | ServiceCaller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : caller.kind === 'session' || caller.kind === 'oauth' ? { changedByUserId: caller.user.id } : {})
+export const changedBy = (caller: FeedbackCaller | ServiceCaller) => (caller.kind === 'api_key' ? { changedByKeyId: caller.keyId } : caller.kind === 'session' || caller.kind === 'oauth' ? { changedByUserId: caller.user.id } : {})
 
 async function setLabels(tx: Tx, postId: string, labelIds: string[]) {
   await tx.delete(postLabels).where(eq(postLabels.postId, postId))

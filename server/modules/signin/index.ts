@@ -9,11 +9,13 @@ import { setSessionCookies } from '../auth/cookies.ts'
 import { sendMagicLink } from '../auth/index.ts'
 import { RedirectPath } from '../auth/model.ts'
 import { verifyMagicLink } from '../auth/service.ts'
-import { magicLinkPage, signInPage, STYLE } from './page.ts'
+import { acceptInviteToken } from '../members/service.ts'
+import { acceptInvitePage, magicLinkPage, signInPage, STYLE } from './page.ts'
 
 const CSRF_COOKIE = 'chorus_csrf'
 const RELATIVE = new RegExp(RedirectPath.pattern!)
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
+const slugOf = (value: unknown) => (typeof value === 'string' && /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(value) && value.length <= 48 ? value : '')
 
 const Form = (fields: Record<string, ReturnType<typeof t.String>>) => t.Object(fields, { additionalProperties: true })
 const hidden = { detail: { hide: true } }
@@ -23,7 +25,8 @@ const hidden = { detail: { hide: true } }
  * (e-mail link, and the identity provider of each configured region) and `/auth/magic-link`, where the
  * e-mailed link lands. They work without JavaScript; forms carry a double-submit CSRF token (a SameSite=Strict
  * cookie and a hidden field). `return_to` (a relative path) is where the browser goes once signed in, e.g. the
- * OAuth authorize URL that sent it here.
+ * OAuth authorize URL that sent it here. `/accept-invite` is where an e-mailed invitation lands: the invitee gives
+ * a name and is signed in as an active member (members/service.ts acceptInviteToken, as POST /auth/accept-invite).
  */
 export const signInModule = (ctx: AppContext) => {
   if (ctx.config.dashboardUrl !== ctx.config.baseUrl) return new Elysia({ name: 'signin-pages-off' })
@@ -76,6 +79,23 @@ export const signInModule = (ctx: AppContext) => {
         return redirect(set, returnTo(redirectTo))
       } catch (error) {
         if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') return page((csrf) => magicLinkPage(csrf, '', 'invalid_link'), 401)
+        throw error
+      }
+    }, { parse: 'urlencoded', body: Form({}), ...hidden })
+    .get('/accept-invite', async ({ query }) => page((csrf) => acceptInvitePage({ csrf, token: typeof query.token === 'string' ? query.token.slice(0, 512) : '', workspace: slugOf(query.workspace) })), hidden)
+    .post('/accept-invite', async ({ body, cookie, set, request }) => {
+      const workspace = slugOf(body.workspace)
+      const token = typeof body.token === 'string' ? body.token.slice(0, 512) : ''
+      const name = typeof body.name === 'string' ? body.name.trim() : ''
+      const again = (error: string, status: number) => page((csrf) => acceptInvitePage({ csrf, token, workspace, name, error }), status)
+      if (!csrfValid(cookie[CSRF_COOKIE]?.value, body.csrf) || !token) return again('invalid_form', 403)
+      if (!name || name.length > 100) return again('invalid_name', 422)
+      try {
+        const { session } = await acceptInviteToken(ctx, token, name, request.headers.get('user-agent'))
+        setSessionCookies(cookie, session, ctx.config)
+        return redirect(set, workspace ? `/dashboard/${workspace}` : '/dashboard')
+      } catch (error) {
+        if (error instanceof ApiError && (error.code === 'UNAUTHENTICATED' || error.status === 404)) return again('invalid_invitation', 401)
         throw error
       }
     }, { parse: 'urlencoded', body: Form({}), ...hidden })

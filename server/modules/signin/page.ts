@@ -7,7 +7,7 @@ body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1f2937;background:#f3f4f
 main{max-width:26rem;margin:4rem auto;padding:2rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px #0002}
 h1{font-size:1.5rem;margin:0 0 1rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
-input[type=email]{box-sizing:border-box;width:100%;padding:.5rem;font:inherit;border:1px solid #6b7280;border-radius:.25rem}
+input[type=email],input[type=text]{box-sizing:border-box;width:100%;padding:.5rem;font:inherit;border:1px solid #6b7280;border-radius:.25rem}
 button,.button{display:block;box-sizing:border-box;width:100%;margin-top:1rem;padding:.6rem;font:inherit;font-weight:600;text-align:center;border-radius:.25rem;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;text-decoration:none;cursor:pointer}
 .button{background:#fff;color:#1d4ed8}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
@@ -25,6 +25,8 @@ const ERRORS: Record<string, string> = {
   invalid_email: 'Enter a valid e-mail address.',
   invalid_form: 'The form expired. Please try again.',
   invalid_link: 'This sign-in link is invalid, expired or already used. Ask for a new one.',
+  invalid_invitation: 'This invitation link is invalid, expired or already used. Ask the workspace admin for a new one.',
+  invalid_name: 'Enter your name (at most 100 characters).',
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
 }
 const errorText = (code: string) => ERRORS[code] ?? 'Sign-in did not complete. Please try again.'
@@ -70,5 +72,20 @@ export function magicLinkPage(csrf: string, token: string, error?: string) {
 <input type="hidden" name="csrf" value="${escape(csrf)}">
 <input type="hidden" name="token" value="${escape(token)}">
 <button type="submit">Continue</button>
+</form>`)
+}
+
+/** Where an e-mailed invitation lands (`{DASHBOARD_URL}/accept-invite?token=…&workspace=…`): the invitee names themselves and joins. */
+export function acceptInvitePage(page: { csrf: string; token: string; workspace: string; name?: string; error?: string }) {
+  if (page.error === 'invalid_invitation') return layout('Join a workspace', `<h1>Join a workspace</h1><p class="alert" role="alert">${escape(errorText(page.error))}</p><a class="button" href="/signin">Sign in</a>`)
+  return layout('Join a workspace', `<h1>Join ${escape(page.workspace || 'the workspace')} on Chorus</h1>
+${page.error ? `<p class="alert" role="alert" id="invite-error">${escape(errorText(page.error))}</p>` : '<p>You were invited by e-mail. Tell the team your name to join.</p>'}
+<form method="post" action="/accept-invite">
+<input type="hidden" name="csrf" value="${escape(page.csrf)}">
+<input type="hidden" name="token" value="${escape(page.token)}">
+<input type="hidden" name="workspace" value="${escape(page.workspace)}">
+<label for="name">Your name</label>
+<input id="name" name="name" type="text" autocomplete="name" maxlength="100" required value="${escape(page.name ?? '')}"${page.error ? ' aria-invalid="true" aria-describedby="invite-error"' : ''}>
+<button type="submit">Accept</button>
 </form>`)
 }

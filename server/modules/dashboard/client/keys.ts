@@ -1,3 +1,4 @@
+import './inplace.ts'
 // The dashboard's keyboard layer (bundled by esbuild, server/modules/dashboard/script.ts). It only
 // moves focus and presses the page's own controls: every action stays a plain form without it.
 // Inbox: j/k move between rows, Enter opens, x selects, s/a/l jump to the bulk status, owner and label
