@@ -43,16 +43,6 @@ export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPo
   })
 }
 
-/** The suggestion step after a post is created: its failure never fails the create (the post is already committed). */
-export async function suggestDuplicatesQuietly(db: Db, workspaceId: string, post: NewPost) {
-  try {
-    await suggestDuplicates(db, workspaceId, post)
-  } catch (error) {
-    // The service has no logger of its own; the line has the shape of server/lib/log.ts's.
-    console.error(JSON.stringify({ level: 'error', msg: 'duplicate suggestion step failed', postId: post.id, error: String(error) }))
-  }
-}
-
 type SuggestionRow = typeof duplicateSuggestions.$inferSelect
 
 async function renderSuggestion(db: Db | Tx, workspaceId: string, row: SuggestionRow) {
