@@ -16,7 +16,7 @@ let other: WorkspaceFixture
 let key: string
 let background: Background
 beforeAll(async () => {
-  h = await startHarness({ RATE_LIMIT_PER_IP: String(LIMIT) })
+  h = await startHarness({ RATE_LIMIT_PER_IP: String(LIMIT), LOG_LEVEL: 'error' })
   ws = await workspaceFixture(h)
   other = await workspaceFixture(h)
   await boardFixture(h, ws.id, 'ideas')

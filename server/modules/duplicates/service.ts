@@ -25,7 +25,7 @@ interface NewPost { id: string; title: string; body: string; language: Language;
  */
 export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPost) {
   const found = await similarPosts(db, workspaceId, { title: post.title, body: post.body, language: post.language, boardId: post.board_id, labelIds: post.labelIds },
-    { excludeId: post.id, limit: SUGGESTIONS_PER_POST })
+    { excludeId: post.id, olderOnly: true, limit: SUGGESTIONS_PER_POST })
   const above = found.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD)
   if (!above.length) return []
   return db.transaction(async (tx) => {
