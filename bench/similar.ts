@@ -67,5 +67,6 @@ console.log(JSON.stringify({ posts: total, draws, raw_candidate_query: rawResult
 
 await raw.end()
 await database.close()
-await server.unsafe(`drop database ${name}`)
+if (process.env.BENCH_KEEP) console.error(`kept database ${name}`)
+else await server.unsafe(`drop database ${name}`)
 await server.end()

@@ -12,7 +12,7 @@
 // Measured against running the loops in the main thread: BENCHMARKS.md ("Notes: background work in a worker thread").
 import type { PGlite } from '@electric-sql/pglite'
 import type { Database, Db } from '../db/client.ts'
-import { workChannel, type WorkQueue, type WorkTable } from '../db/work.ts'
+import { WORK_QUEUES, workChannel, type WorkQueue, type WorkTable } from '../db/work.ts'
 
 export type BridgeRequest =
   | { db: 'query'; id: number; sql: string; params: unknown[]; rowMode?: 'array' | 'object'; tx?: number }
@@ -22,7 +22,6 @@ export type BridgeAnswer =
   | { db: 'result'; id: number; value?: unknown; error?: Record<string, unknown> }
   | { db: 'work'; table: WorkTable }
 
-const WORK_TABLES: readonly WorkQueue[] = ['events', 'webhook_deliveries', 'chat_deliveries', 'notification_events', 'changelog_emails']
 
 // drizzle's PGlite session keeps times, intervals and dates as PostgreSQL's text (drizzle-orm/pglite/session.js);
 // the parsers are functions, which a message cannot carry, so the main thread applies the same ones.
@@ -44,7 +43,7 @@ export function serveDatabase(pglite: PGlite, post: (answer: BridgeAnswer) => vo
   let gone = false
   const answer = (id: number, run: () => Promise<unknown>) =>
     run().then((value) => !gone && post({ db: 'result', id, value }), (error) => !gone && post({ db: 'result', id, error: errorData(error) }))
-  const listening = Promise.all(WORK_TABLES.map((table) => pglite.listen(workChannel(table), () => !gone && post({ db: 'work', table }))))
+  const listening = Promise.all(WORK_QUEUES.map((table) => pglite.listen(workChannel(table), () => !gone && post({ db: 'work', table }))))
 
   return {
     /** Handles a bridge request; false for any other message. */

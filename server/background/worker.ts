@@ -18,6 +18,7 @@ import type { BackgroundContext } from './context.ts'
 import { startWebhookRunner } from './delivery-runner.ts'
 import { startEventDispatcher } from './dispatcher.ts'
 import { startMailer } from './mailer.ts'
+import { startSuggester } from './suggester.ts'
 import { bridgedDatabase, type BridgeAnswer } from './pglite-bridge.ts'
 
 declare const self: Worker
@@ -68,6 +69,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
   }
   const dispatcher = startEventDispatcher({ db: ctx.db, log, listenForWork: database.listenForWork })
   const mailer = startMailer(ctx)
+  const suggester = startSuggester(ctx)
   const deliveries = await startWebhookRunner(ctx, {
     onOwner: (owner) => report({ type: 'owner', owner }),
     // The test hook: the worker dies right after a claim, before any of it is sent (its leases are all that is left).
@@ -76,7 +78,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
   stop = async () => {
     stopping = true
     await deliveries.stop()
-    await Promise.all([dispatcher.stop(), mailer.stop()])
+    await Promise.all([dispatcher.stop(), mailer.stop(), suggester.stop()])
     await database.close?.()
   }
   try {

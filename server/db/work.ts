@@ -79,8 +79,9 @@ export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 
-/** Tables whose inserts wake loops. */
-export type WorkQueue = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails' | 'subscriber_updates'
+/** Tables whose inserts wake loops (each has a `chorus_notify_work` trigger): the one list, which the PGlite bridge listens on too. */
+export const WORK_QUEUES = ['events', 'webhook_deliveries', 'chat_deliveries', 'notification_events', 'changelog_emails', 'subscriber_updates', 'duplicate_checks'] as const
+export type WorkQueue = (typeof WORK_QUEUES)[number]
 /** What a notification names: a table, or `*`, "anything may be due" (sent after a listener reconnects). */
 export type WorkTable = WorkQueue | '*'
 

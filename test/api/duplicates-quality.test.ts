@@ -5,9 +5,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { readFileSync } from 'node:fs'
-import { duplicateSuggestions, posts } from '../../server/db/schema/index.ts'
+import { startBackground, type Background } from '../../server/background/supervisor.ts'
+import { duplicateChecks, duplicateSuggestions, posts } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
+import { eventually } from '../helpers/receiver.ts'
 
 interface Draft { title: string; body: string }
 const pairs = JSON.parse(readFileSync(`${import.meta.dir}/../fixtures/duplicates/pairs.json`, 'utf8')) as { language: string; a: Draft; b: Draft }[]
@@ -17,13 +19,20 @@ const unrelated = readFileSync(`${import.meta.dir}/../fixtures/duplicates/unrela
 let h: Harness
 let ws: WorkspaceFixture
 let key: string
+let background: Background
 beforeAll(async () => {
   h = await startHarness()
   ws = await workspaceFixture(h)
   await boardFixture(h, ws.id, 'ideas')
   key = await ws.key()
+  // The suggestion step runs in the background worker (duplicates/queue.ts), as in server/index.ts.
+  background = startBackground({ ...h.ctx, config: { ...h.ctx.config, databaseUrl: h.databaseUrl } })
+  await background.ready()
 }, 180_000)
-afterAll(() => h.close())
+afterAll(async () => {
+  await background?.stop()
+  await h?.close()
+})
 
 test('recall@3 ≥ 0.85 and suggestion precision ≥ 0.8 on the labelled set', async () => {
   expect(pairs.length).toBeGreaterThanOrEqual(40)
@@ -55,6 +64,8 @@ test('recall@3 ≥ 0.85 and suggestion precision ≥ 0.8 on the labelled set', a
   }
   const detected = pairs.filter((pair, i) => duplicates[i]!.language === pair.language && originals[i]!.language === pair.language).length
 
+  // Every post's background check has run once the queue is empty.
+  await eventually(async () => (await h.db.select().from(duplicateChecks)).length === 0, 120_000, 'the duplicate checks to drain')
   const stored = await h.db.select().from(duplicateSuggestions).where(eq(duplicateSuggestions.workspaceId, ws.id))
   const right = stored.filter((row) => pairOf.get(row.postId) === row.candidateId).length
   const recall = found / pairs.length

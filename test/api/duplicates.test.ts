@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { duplicateSuggestions, events, posts, votes } from '../../server/db/schema/index.ts'
 import { suggestDuplicates } from '../../server/modules/duplicates/service.ts'
+import { startBackground, type Background } from '../../server/background/supervisor.ts'
+import { eventually } from '../helpers/receiver.ts'
 import { detectLanguage } from '../../server/lib/language.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { freshRateWindow, startHarness, type Harness } from '../helpers/harness.ts'
@@ -12,16 +14,23 @@ let h: Harness
 let ws: WorkspaceFixture
 let other: WorkspaceFixture
 let key: string
+let background: Background
 beforeAll(async () => {
-  h = await startHarness({ RATE_LIMIT_PER_IP: String(LIMIT) })
+  h = await startHarness({ RATE_LIMIT_PER_IP: String(LIMIT), LOG_LEVEL: 'error' })
   ws = await workspaceFixture(h)
   other = await workspaceFixture(h)
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, ws.id, 'secret', true)
   await boardFixture(h, other.id, 'ideas')
   key = await ws.key()
+  // The suggestion step runs in the background worker (duplicates/queue.ts), as in server/index.ts.
+  background = startBackground({ ...h.ctx, config: { ...h.ctx.config, databaseUrl: h.databaseUrl } })
+  await background.ready()
 }, 180_000)
-afterAll(() => h.close())
+afterAll(async () => {
+  await background?.stop()
+  await h?.close()
+})
 
 const api = () => h.client({ authorization: `Bearer ${key}` })
 const create = async (title: string, body = '', extra: Record<string, unknown> = {}, headers: Record<string, string> = {}, board = 'ideas') => {
@@ -141,12 +150,17 @@ describe('similar posts', () => {
 })
 
 describe('suggestion queue', () => {
+  /** Polls the queue until the background step has stored a suggestion for `postId` (the create does not wait for it). */
+  const suggestionFor = (postId: string) => eventually(async () => {
+    const list = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
+    expect(list.status).toBe(200)
+    return list.body.items.find((item: { post: { id: string } }) => item.post.id === postId)
+  }, 15_000, `a suggestion for ${postId}`)
+
   test('a new post stores its candidates above the threshold and raises post.duplicate_suggested; dismiss is for good', async () => {
     const original = await create('Sync due dates with Google Calendar', 'Deadlines should appear in my Google Calendar')
     const dup = await create('Google Calendar sync for deadlines', 'Show due dates in Google Calendar automatically')
-    const list = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
-    expect(list.status).toBe(200)
-    const suggestion = list.body.items.find((item: { post: { id: string } }) => item.post.id === dup.id)
+    const suggestion = await suggestionFor(dup.id)
     expect(suggestion.id).toMatch(/^dup_/)
     expect(suggestion.candidate.id).toBe(original.id)
     expect([suggestion.status, suggestion.decided_at]).toEqual(['open', null])
@@ -172,8 +186,7 @@ describe('suggestion queue', () => {
     const dup = await create('Authenticator app for two-factor login', 'TOTP two-factor authentication please')
     for (const email of ['both@customer.example', 'one@customer.example']) await api().post(`/api/v1/posts/${dup.id}/votes`, { email })
     await api().post(`/api/v1/posts/${original.id}/votes`, { email: 'both@customer.example' })
-    const list = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
-    const suggestion = list.body.items.find((item: { post: { id: string } }) => item.post.id === dup.id)
+    const suggestion = await suggestionFor(dup.id)
     expect(suggestion.candidate.id).toBe(original.id)
 
     const readOnly = await ws.key(['posts:read'])

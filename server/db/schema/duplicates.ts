@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { index, jsonb, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { index, integer, jsonb, pgTable, real, text, uniqueIndex } from 'drizzle-orm/pg-core'
 import { at, createdAt, id } from './columns.ts'
 import { posts } from './feedback.ts'
 import { workspaces } from './workspaces.ts'
@@ -23,3 +23,12 @@ export const duplicateSuggestions = pgTable('duplicate_suggestions', {
   index('duplicate_suggestions_open_idx').on(table.workspaceId, table.createdAt.desc(), table.id.desc()).where(sql`status = 'open'`),
   index('duplicate_suggestions_candidate_idx').on(table.candidateId),
 ])
+
+/** A new post whose duplicate-suggestion step is still to run (migration 0038): queued by the dispatcher, worked off by the suggester loop. */
+export const duplicateChecks = pgTable('duplicate_checks', {
+  postId: text('post_id').primaryKey().references(() => posts.id, { onDelete: 'cascade' }),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  attempts: integer('attempts').notNull().default(0),
+  leaseUntil: at('lease_until'),
+  createdAt: createdAt(),
+}, (table) => [index('duplicate_checks_created_idx').on(table.createdAt)])

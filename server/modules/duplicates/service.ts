@@ -25,7 +25,7 @@ interface NewPost { id: string; title: string; body: string; language: Language;
  */
 export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPost) {
   const found = await similarPosts(db, workspaceId, { title: post.title, body: post.body, language: post.language, boardId: post.board_id, labelIds: post.labelIds },
-    { excludeId: post.id, limit: SUGGESTIONS_PER_POST })
+    { excludeId: post.id, olderOnly: true, limit: SUGGESTIONS_PER_POST })
   const above = found.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD)
   if (!above.length) return []
   return db.transaction(async (tx) => {
@@ -41,16 +41,6 @@ export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPo
     }
     return stored
   })
-}
-
-/** The suggestion step after a post is created: its failure never fails the create (the post is already committed). */
-export async function suggestDuplicatesQuietly(db: Db, workspaceId: string, post: NewPost) {
-  try {
-    await suggestDuplicates(db, workspaceId, post)
-  } catch (error) {
-    // The service has no logger of its own; the line has the shape of server/lib/log.ts's.
-    console.error(JSON.stringify({ level: 'error', msg: 'duplicate suggestion step failed', postId: post.id, error: String(error) }))
-  }
 }
 
 type SuggestionRow = typeof duplicateSuggestions.$inferSelect

@@ -49,8 +49,9 @@ const quotable = (lexeme: string) => !/['\\]/.test(lexeme)
  * The full-text candidates (posts sharing any of the draft's weightiest terms, best ts_rank first) and
  * the trigram candidates (titles pg_trgm finds similar, `%`), with what the re-ranking needs of each.
  */
-async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, language: Language, options: { excludeId?: string; publicOnly?: boolean }) {
+async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, language: Language, options: { excludeId?: string; publicOnly?: boolean; olderOnly?: boolean }) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
+    ${options.olderOnly && options.excludeId ? sql`and (p.created_at, p.id) < (select o.created_at, o.id from posts o where o.id = ${options.excludeId})` : sql``}
     ${options.publicOnly ? sql`and p.board_id in (select b.id from boards b where b.workspace_id = ${workspaceId} and not b.is_private)` : sql``}`
   return rowsOf<CandidateRow>(await db.execute(sql`
     with draft_terms as (
@@ -95,7 +96,7 @@ const round = (value: number) => Math.round(value * 1000) / 1000
  *   score      = 0.45·terms + 0.35·titleTerms + 0.20·trigram (+0.05 same board, +0.05 a shared label), at most 1,
  * ties broken by post id, so the same data gives the same answer.
  */
-export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: { excludeId?: string; publicOnly?: boolean; limit?: number } = {}): Promise<Candidate[]> {
+export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: { excludeId?: string; publicOnly?: boolean; limit?: number; /** Only posts created before `excludeId`'s (the suggestion step: a new post repeats an older one). */ olderOnly?: boolean } = {}): Promise<Candidate[]> {
   const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
   const rows = await candidates(db, workspaceId, draft, language, options)
   if (!rows.length) return []

@@ -12,7 +12,6 @@ import { authorColumns, resolveActor, teamAuthor, type FeedbackCaller, type OnBe
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from './queries.ts'
 import { applyFactors, recordScoreChanged } from '../scoring/service.ts'
-import { suggestDuplicatesQuietly } from '../duplicates/service.ts'
 
 export interface PostInput extends OnBehalf {
   title: string
@@ -65,7 +64,6 @@ async function authorVotes(tx: Tx, workspaceId: string) {
  * a sibling's failure had already rolled the transaction back.
  */
 export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput) {
-  let labelIds: string[] = []
   const created = await db.transaction(async (tx) => {
     const [board, status, labelRows] = await Promise.all([
       findBoard(tx, workspaceId, boardSlug),
@@ -91,11 +89,9 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const post = written[5]
     await recordEvent(tx, workspaceId, 'post.created', { post })
     if (firstVote) await recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 })
-    labelIds = labelRows.map((label) => label.id)
     return post
   })
-  // After the commit, in its own transaction: a failure here leaves the post as it is (duplicates/service.ts).
-  await suggestDuplicatesQuietly(db, workspaceId, { ...created, labelIds })
+  // Duplicate suggestions are found in the background: post.created queues a check (duplicates/queue.ts).
   return created
 }
 

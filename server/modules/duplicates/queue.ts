@@ -1,0 +1,57 @@
+// The suggestion step, off the create request: the dispatcher's fan-out (events/dispatch.ts) queues a
+// `duplicate_checks` row for every `post.created`, and the background worker's suggester loop
+// (server/background/suggester.ts) claims rows with a lease and runs `suggestDuplicates` for each. A crash
+// mid-check leaves the lease to expire and the check runs again (the pair index makes that harmless).
+import { sql } from 'drizzle-orm'
+import { rowsOf, type Db, type Tx } from '../../db/client.ts'
+import { queueTransaction } from '../../db/work.ts'
+import type { OutboxEvent } from '../../events/outbox.ts'
+import type { EventSubscriber } from '../../events/subscriber.ts'
+import type { Language } from '../../lib/language.ts'
+import { suggestDuplicates } from './service.ts'
+
+/** How long a claimed check is held before another loop may take it again. */
+const LEASE_SECONDS = 60
+/** A check that failed this many times is dropped (logged): the suggestion is a help, never a duty. */
+const MAX_ATTEMPTS = 3
+
+export const duplicateCheckSubscriber: EventSubscriber = {
+  name: 'duplicate-checks',
+  async fanOut(tx: Tx, events: OutboxEvent[]) {
+    const created = events.filter((event) => event.type === 'post.created').map((event) => (event.data as { post?: { id?: string } }).post?.id).filter((id): id is string => !!id)
+    if (!created.length) return
+    // The post may be gone by dispatch time; a foreign-key error would fail the whole batch.
+    await tx.execute(sql`insert into duplicate_checks (post_id, workspace_id)
+      select p.id, p.workspace_id from posts p where p.id = any(${sql.param(created)}::text[]) and p.merged_into_id is null
+      on conflict do nothing`)
+  },
+}
+
+interface Claimed { post_id: string; workspace_id: string; attempts: number; title: string; body: string; language: Language; board_id: string; label_ids: string[] }
+
+/** Claims up to `limit` due checks (oldest first), runs each, and removes it; returns how many it claimed. */
+export async function runDuplicateChecks(db: Db, onError: (postId: string, error: unknown) => void, limit = 20) {
+  const claimed = await queueTransaction(db, async (tx) => rowsOf<Claimed>(await tx.execute(sql`
+    with taken as (
+      update duplicate_checks set lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', attempts = attempts + 1
+      where ctid = any(array(select ctid from duplicate_checks where lease_until is null or lease_until < now() order by created_at limit ${limit} for update skip locked))
+      returning post_id, workspace_id, attempts)
+    select t.post_id, t.workspace_id, t.attempts, p.title, p.body, p.language, p.board_id, p.label_ids
+    from taken t join posts p on p.id = t.post_id`)))
+  for (const check of claimed) {
+    try {
+      await suggestDuplicates(db, check.workspace_id, { id: check.post_id, title: check.title, body: check.body, language: check.language, board_id: check.board_id, labelIds: check.label_ids })
+    } catch (error) {
+      onError(check.post_id, error)
+      if (check.attempts < MAX_ATTEMPTS) continue
+    }
+    await db.execute(sql`delete from duplicate_checks where post_id = ${check.post_id}`)
+  }
+  return claimed.length
+}
+
+/** Milliseconds until a leased check may be tried again, 0 when one is due, null when none waits. */
+export async function msUntilDuplicateCheck(db: Db) {
+  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`select (extract(epoch from min(coalesce(lease_until, created_at)) - now()) * 1000)::float8 as ms from duplicate_checks`))
+  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+}
