@@ -80,7 +80,7 @@ export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 
 /** Tables whose inserts wake loops. */
-export type WorkQueue = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails' | 'subscriber_updates'
+export type WorkQueue = 'events' | 'webhook_deliveries' | 'chat_deliveries' | 'notification_events' | 'changelog_emails' | 'subscriber_updates' | 'imports'
 /** What a notification names: a table, or `*`, "anything may be due" (sent after a listener reconnects). */
 export type WorkTable = WorkQueue | '*'
 
