@@ -32,7 +32,7 @@ interface Progress { tally: Tally; errors: ImportRowError[]; errorCount: number 
 type Commit = (pass: RecordKind, records: number, batch: (ImportRecord & { file: string })[], progress: Progress) => Promise<void>
 
 /** Reads the passes from `checkpoint` on and hands each batch to `commit`, which writes it with the new checkpoint. */
-async function runPasses(source: Source, open: OpenPart, checkpoint: ImportCheckpoint, progress: Progress, commit: Commit) {
+async function runPasses(source: Source, open: OpenPart, checkpoint: ImportCheckpoint, progress: Progress, commit: Commit, batchSize = IMPORT_BATCH) {
   const start = checkpoint.pass ? Math.max(0, source.passes.indexOf(checkpoint.pass as RecordKind)) : 0
   for (const pass of source.passes.slice(start)) {
     const skip = pass === checkpoint.pass ? checkpoint.records ?? 0 : 0
@@ -41,7 +41,7 @@ async function runPasses(source: Source, open: OpenPart, checkpoint: ImportCheck
     for await (const record of source.read(pass, open)) {
       if (++seen <= skip) continue
       batch.push(record)
-      if (batch.length >= IMPORT_BATCH) {
+      if (batch.length >= batchSize) {
         await commit(pass, seen, batch, progress)
         batch = []
       }
@@ -84,7 +84,14 @@ export interface ImportJob {
  * Runs a claimed job to its end. Each batch commits only while `owner` still holds the lease (a job whose
  * lease lapsed and was taken over stops here, its last batch rolled back). Returns false when the lease was lost.
  */
-export async function runImport(db: Db, storage: Storage, job: ImportJob, owner: number): Promise<boolean> {
+export interface RunHooks {
+  /** Records per batch (default IMPORT_BATCH). */
+  batchSize?: number
+  /** Called after each committed batch (tests stop a run there, as a crash would). */
+  afterBatch?(records: number): void
+}
+
+export async function runImport(db: Db, storage: Storage, job: ImportJob, owner: number, hooks: RunHooks = {}): Promise<boolean> {
   const base = { workspaceId: job.workspace_id, source: job.format, importId: job.id, defaultBoard: job.options.board }
   let progress: Progress = { tally: job.counts ?? {}, errors: job.errors ?? [], errorCount: job.error_count ?? 0 }
   const held = async (tx: Tx, set: ReturnType<typeof sql>) => rowsOf(await tx.execute(sql`update imports set ${set}, lease_until = now() + interval '${sql.raw(String(IMPORT_LEASE_SECONDS))} seconds'
@@ -98,9 +105,10 @@ export async function runImport(db: Db, storage: Storage, job: ImportJob, owner:
         if (!(await held(tx, sql`checkpoint = ${JSON.stringify(checkpoint)}::jsonb, counts = ${JSON.stringify(next.tally)}::jsonb, errors = ${JSON.stringify(next.errors)}::jsonb, error_count = ${next.errorCount}`))) throw new LeaseLost()
         return next
       })
-      // Test hook: the process dies between two committed batches (test/api/imports.test.ts).
-      if (records >= IMPORT_BATCH) crashPoint('import:batch')
-    })
+      // Test hook: the process dies between two committed batches.
+      if (batch.length) crashPoint('import:batch')
+      hooks.afterBatch?.(records)
+    }, hooks.batchSize)
   } catch (error) {
     if (error instanceof LeaseLost) return false
     throw error
