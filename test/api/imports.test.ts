@@ -110,9 +110,10 @@ describe('CSV, one file', () => {
     expect(people.map((person) => person.email)).toEqual(['ada@example.com', 'bob@example.com', 'cy@example.com', 'dee@example.com'])
     expect(people.every((person) => person.verified_at === null)).toBe(true)
     expect(await sideEffects(ws.id)).toEqual(before)
-    // The public post list shows them through the normal routes.
-    const listed = await ws.owner.get(`/api/v1/workspaces/${ws.slug}/posts?board=ideas&sort=top`)
+    // The team's inbox lists them through the normal routes, by their kept vote counts.
+    const listed = await ws.owner.get(`/api/v1/workspaces/${ws.slug}/inbox?sort=top`)
     expect(listed.status).toBe(200)
+    expect(listed.body.items.map((post: { title: string }) => post.title)).toEqual(['Dark mode', 'Slack integration', 'CSV export'])
   })
 
   test('the same file again creates nothing', async () => {
@@ -178,7 +179,7 @@ describe('Canny objects', () => {
     expect(done.counts.votes.created).toBe(3)
     expect(done.counts.changelog_entries.created).toBe(1)
     const [zapier] = rowsOf<{ vote_count: number; comment_count: number; status: string; demand_companies: number; demand_mrr: number }>(await h.db.execute(sql`
-      select p.vote_count, p.comment_count, s.name as status, p.demand_companies, p.demand_mrr from posts p join statuses s on s.id = p.status_id where p.workspace_id = ${ws.id} and p.title = 'Zapier integration'`))
+      select p.vote_count, p.comment_count, s.name as status, p.demand_companies, p.demand_mrr::int as demand_mrr from posts p join statuses s on s.id = p.status_id where p.workspace_id = ${ws.id} and p.title = 'Zapier integration'`))
     // Canny's score (25) is kept; one public comment (the other is internal); Hank is identified, so Globex's MRR counts.
     expect(zapier).toEqual({ vote_count: 25, comment_count: 1, status: 'Under review', demand_companies: 1, demand_mrr: 120050 })
     const [entry] = rowsOf<{ published_at: string; posts: number }>(await h.db.execute(sql`select published_at::text, (select count(*)::int from changelog_posts cp where cp.entry_id = e.id) as posts from changelog_entries e where e.workspace_id = ${ws.id}`))

@@ -19,7 +19,7 @@ export const IMPORT_MAX_BYTES = 100 * 1024 * 1024
 /** Parts a format takes besides `file`. */
 const EXTRA_PARTS: Record<ImportFormat, string[]> = { csv: ['votes', 'comments'], fider: [], canny: [] }
 
-export const importTempDir = (ctx: Pick<AppContext, 'config'>) => join(ctx.config.dataDir, 'tmp')
+export const importTempDir = (ctx: { config: { dataDir: string } }) => join(ctx.config.dataDir, 'tmp')
 
 export interface ImportRequest { format: string; dryRun: boolean; board?: string; files: Record<string, StreamedPart>; userId: string | null }
 
@@ -35,7 +35,7 @@ function checkedFormat(request: ImportRequest): ImportFormat {
 }
 
 /** Creates the import (202) or answers its plan (dry run); the temporary files are always gone afterwards. */
-export async function receiveImport(ctx: AppContext, workspaceId: string, request: ImportRequest) {
+export async function receiveImport(ctx: Pick<AppContext, 'db' | 'storage'>, workspaceId: string, request: ImportRequest) {
   try {
     const format = checkedFormat(request)
     const options = request.board ? { board: request.board } : {}
@@ -65,7 +65,7 @@ export async function receiveImport(ctx: AppContext, workspaceId: string, reques
   }
 }
 
-export async function getImport(ctx: AppContext, workspaceId: string, id: string) {
+export async function getImport(ctx: Pick<AppContext, 'db'>, workspaceId: string, id: string) {
   const [row] = await ctx.db.select().from(imports).where(and(eq(imports.workspaceId, workspaceId), eq(imports.id, id)))
   if (!row) throw notFound('Import')
   return toImportResponse(row)
