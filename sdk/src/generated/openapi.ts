@@ -4577,6 +4577,61 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed";
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "attempts": 1,
+         *           "bytes": 2048,
+         *           "counts": {
+         *             "comments": {
+         *               "created": 2,
+         *               "merged": 0,
+         *               "skipped": 0
+         *             },
+         *             "posts": {
+         *               "created": 3,
+         *               "merged": 0,
+         *               "skipped": 0
+         *             },
+         *             "users": {
+         *               "created": 4,
+         *               "merged": 1,
+         *               "skipped": 0
+         *             },
+         *             "votes": {
+         *               "created": 5,
+         *               "merged": 0,
+         *               "skipped": 0
+         *             }
+         *           },
+         *           "created_at": "2026-11-28T09:00:00.000Z",
+         *           "dry_run": false,
+         *           "error_count": 1,
+         *           "errors": [
+         *             {
+         *               "file": "file",
+         *               "line": 7,
+         *               "message": "title is empty"
+         *             }
+         *           ],
+         *           "failure": null,
+         *           "finished_at": "2026-11-28T09:00:01.000Z",
+         *           "format": "csv",
+         *           "id": "imp_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "progress": {
+         *             "pass": null,
+         *             "passes_done": 3,
+         *             "passes_total": 3,
+         *             "percent": 100,
+         *             "records_in_pass": 3
+         *           },
+         *           "started_at": "2026-11-28T09:00:00.100Z",
+         *           "status": "completed"
+         *         }
+         *       ]
+         *     }
+         */
         ImportList: {
             items: components["schemas"]["Import"][];
         };

@@ -69,4 +69,4 @@ export const ImportPlan = t.Object({
   error_count: Integer({ minimum: 0 }),
 }, { $id: 'ImportPlan', examples: [{ dry_run: true, format: 'csv', status: 'planned', records: { file: 3 }, counts: countsExample, errors: [], error_count: 0 }] })
 
-export const ImportList = t.Object({ items: t.Array(ImportResponse) }, { $id: 'ImportList' })
+export const ImportList = t.Object({ items: t.Array(ImportResponse) }, { $id: 'ImportList', examples: [{ items: ImportResponse.examples }] })
