@@ -18,6 +18,7 @@ import { idpModule } from './modules/idp/index.ts'
 import { identifyModule } from './modules/end-users/index.ts'
 import { inboundEmailModule } from './modules/inbound-email/index.ts'
 import { exportsModule } from './modules/exports/index.ts'
+import { importsModule } from './modules/imports/index.ts'
 import { integrationsModule } from './modules/integrations/index.ts'
 import { trackerModule } from './modules/integrations/tracker-routes.ts'
 import { publicWritesModule } from './modules/end-users/writes.ts'
@@ -92,6 +93,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(sendingDomainModule(ctx))
     .use(inboundEmailModule(ctx))
     .use(exportsModule(ctx))
+    .use(importsModule(ctx))
     .use(uploadsModule(ctx))
     .use(contactModule(ctx))
     .use(oauthApiModule(ctx))

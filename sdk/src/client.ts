@@ -4,6 +4,7 @@ import { PagePromise, type Page } from './core/pagination.js'
 import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type RequestSpec, type ResponseMeta, type TransportConfig, type WithResponse } from './core/request.js'
 import { Boards, Labels, Statuses } from './resources/catalog.js'
 import { Companies } from './resources/companies.js'
+import { Imports } from './resources/imports.js'
 import { Changelog } from './resources/changelog.js'
 import { Comments } from './resources/comments.js'
 import { Inbox, SavedViews } from './resources/inbox.js'
@@ -38,7 +39,7 @@ export interface ChorusOptions {
 }
 
 /** What a call carries besides its options: path parameters, query and body, typed per route. */
-export type CallSpec<N extends RouteName> = RequestOptions & { path?: PathParams<N>; query?: QueryOf<N>; body?: BodyOf<N> }
+export type CallSpec<N extends RouteName> = RequestOptions & { path?: PathParams<N>; query?: QueryOf<N>; body?: BodyOf<N>; file?: RequestSpec['file'] }
 
 export class Chorus {
   readonly workspaces = new Workspaces(this)
@@ -53,6 +54,7 @@ export class Chorus {
   readonly votes = new Votes(this)
   readonly webhooks = new Webhooks(this)
   readonly companies = new Companies(this)
+  readonly imports = new Imports(this)
   readonly oauthGrants = new OAuthGrants(this)
 
   /**

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.ts'
 import type { Database } from '../db/client.ts'
 
-export interface BackgroundContext extends Pick<AppContext, 'config' | 'db' | 'log' | 'mail' | 'secrets' | 'outbound'> {
+export interface BackgroundContext extends Pick<AppContext, 'config' | 'db' | 'log' | 'mail' | 'secrets' | 'outbound' | 'storage'> {
   /** Which driver, and the wake-ups of committed work (server/db/work.ts). */
   database: Pick<Database, 'driver' | 'listenForWork'>
 }

@@ -14,9 +14,11 @@ import { openDatabase } from '../db/client.ts'
 import { createLogger } from '../lib/log.ts'
 import { createMailer } from '../lib/mail.ts'
 import { createSecrets } from '../lib/secrets.ts'
+import { createStorage } from '../lib/storage.ts'
 import type { BackgroundContext } from './context.ts'
 import { startWebhookRunner } from './delivery-runner.ts'
 import { startEventDispatcher } from './dispatcher.ts'
+import { startImportLoop } from './import-loop.ts'
 import { startMailer } from './mailer.ts'
 import { startSuggester } from './suggester.ts'
 import { bridgedDatabase, type BridgeAnswer } from './pglite-bridge.ts'
@@ -66,17 +68,24 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     mail: createMailer(config, database.db, log),
     secrets: await createSecrets(config.secretKey),
     outbound: outboundFor(config),
+    storage: createStorage(config),
   }
   const dispatcher = startEventDispatcher({ db: ctx.db, log, listenForWork: database.listenForWork })
   const mailer = startMailer(ctx)
   const suggester = startSuggester(ctx)
+  let owner = 0
   const deliveries = await startWebhookRunner(ctx, {
-    onOwner: (owner) => report({ type: 'owner', owner }),
+    onOwner: (current) => {
+      owner = current
+      report({ type: 'owner', owner })
+    },
     // The test hook: the worker dies right after a claim, before any of it is sent (its leases are all that is left).
     onClaimed: (_claimed, held) => { if (exitOnClaim && held > 0) process.exit(70) },
   })
+  let imports: ReturnType<typeof startImportLoop> | undefined
   stop = async () => {
     stopping = true
+    await imports?.stop()
     await deliveries.stop()
     await Promise.all([dispatcher.stop(), mailer.stop(), suggester.stop()])
     await database.close?.()
@@ -88,6 +97,8 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     if (stopping) return
     throw error
   }
+  // Imports are claimed under the delivery loop's owner number, whose lock is live exactly while this worker is.
+  imports = startImportLoop(ctx, () => owner)
   report({ type: 'ready' })
 }
 

@@ -80,7 +80,7 @@ export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 
 /** Tables whose inserts wake loops (each has a `chorus_notify_work` trigger): the one list, which the PGlite bridge listens on too. */
-export const WORK_QUEUES = ['events', 'webhook_deliveries', 'chat_deliveries', 'notification_events', 'changelog_emails', 'subscriber_updates', 'duplicate_checks'] as const
+export const WORK_QUEUES = ['events', 'webhook_deliveries', 'chat_deliveries', 'notification_events', 'changelog_emails', 'subscriber_updates', 'duplicate_checks', 'imports'] as const
 export type WorkQueue = (typeof WORK_QUEUES)[number]
 /** What a notification names: a table, or `*`, "anything may be due" (sent after a listener reconnects). */
 export type WorkTable = WorkQueue | '*'

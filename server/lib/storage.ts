@@ -1,5 +1,5 @@
 import { S3Client } from 'bun'
-import { mkdir, rm } from 'node:fs/promises'
+import { mkdir, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Config } from '../config.ts'
 
@@ -14,6 +14,10 @@ export interface Storage {
   get(key: string): Promise<Blob | Uint8Array<ArrayBuffer> | null>
   /** Removes the object; removing a missing one is not an error. */
   delete(key: string): Promise<void>
+  /** Stores the local file at `path` under `key` without reading it into memory (imports of up to 100 MB), then removes `path`. */
+  putFile(key: string, path: string, contentType: string): Promise<void>
+  /** The stored bytes as a stream (read as they are needed), or null when nothing is stored under `key`. */
+  stream(key: string): Promise<ReadableStream<Uint8Array> | null>
 }
 
 const KEY = /^[a-z0-9_]{1,64}$/
@@ -39,6 +43,18 @@ export function diskStorage(directory: string): Storage {
     },
     async delete(key) {
       await rm(path(key), { force: true })
+    },
+    async putFile(key, from) {
+      await (ready ??= mkdir(directory, { recursive: true }))
+      // Within one file system a rename; across two, a streamed copy.
+      await rename(from, path(key)).catch(async () => {
+        await Bun.write(path(key), Bun.file(from))
+        await rm(from, { force: true })
+      })
+    },
+    async stream(key) {
+      const file = Bun.file(path(key))
+      return (await file.exists()) ? file.stream() : null
     },
   }
 }
@@ -67,6 +83,15 @@ export function s3Storage(config: NonNullable<Config['s3']>): Storage {
     },
     async delete(key) {
       await client.delete(checked(key))
+    },
+    async putFile(key, from, contentType) {
+      // Bun uploads a file of any size in parts, reading it as it goes.
+      await client.write(checked(key), Bun.file(from), { type: contentType })
+      await rm(from, { force: true })
+    },
+    async stream(key) {
+      const file = client.file(checked(key))
+      return (await file.exists()) ? file.stream() : null
     },
   }
 }

@@ -15,13 +15,16 @@ export const JSON_BODY_LIMIT = 1024 * 1024
 export const UPLOAD_BODY_LIMIT = 2 * 1024 * 1024 + 64 * 1024
 /** A raw inbound e-mail (`message/rfc822`); attachments are not kept, so larger mail is refused. */
 export const INBOUND_EMAIL_LIMIT = 2 * 1024 * 1024
+/** An import (POST …/imports): up to three files of 100 MB, streamed to disk as they arrive (docs/import.md). */
+export const IMPORT_BODY_LIMIT = 3 * 100 * 1024 * 1024 + 64 * 1024
+const IMPORT_PATH = /^\/workspaces\/[^/]+\/imports\/?$/
 /**
  * Bun's own cap (`maxRequestBodySize`), far above every route's limit: Bun answers a body over it with
  * a bare 413 before any hook runs, so the limits above are enforced here, in the error shape with the
  * request id (by Content-Length before the body is read; chunked bodies by the capped readers). Only a
  * body streamed past this without a Content-Length still meets Bun's bare refusal.
  */
-export const BODY_BACKSTOP = 16 * 1024 * 1024
+export const BODY_BACKSTOP = IMPORT_BODY_LIMIT + 1024 * 1024
 
 const started = new WeakMap<Request, { id: string; at: number; ip: string }>()
 
@@ -198,7 +201,8 @@ export const requestPlugin = perApp((ctx: AppContext) => {
 
       const length = Number(request.headers.get('content-length') ?? 0)
       const contentType = request.headers.get('content-type') ?? ''
-      const limit = contentType.startsWith('multipart/form-data') ? UPLOAD_BODY_LIMIT : contentType.startsWith('message/rfc822') ? INBOUND_EMAIL_LIMIT : JSON_BODY_LIMIT
+      const limit = request.method === 'POST' && IMPORT_PATH.test(pathOf(request.url)) ? IMPORT_BODY_LIMIT
+        : contentType.startsWith('multipart/form-data') ? UPLOAD_BODY_LIMIT : contentType.startsWith('message/rfc822') ? INBOUND_EMAIL_LIMIT : JSON_BODY_LIMIT
       if (length > limit) throw new ApiError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`)
 
       if (UNSAFE.has(request.method)) {

@@ -10,6 +10,7 @@ export const ALL_SCOPES = [
   'workspace:read', 'boards:read', 'statuses:read', 'labels:read', 'labels:write', 'posts:read', 'posts:write',
   'comments:read', 'comments:write', 'comments:internal', 'votes:read', 'votes:write', 'webhooks:read', 'webhooks:write',
   'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write', 'companies:read', 'companies:write',
+  'imports:write',
 ]
 
 export interface WorkspaceFixture {

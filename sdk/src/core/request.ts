@@ -36,6 +36,8 @@ export type WithResponse<T> = T extends object ? T & { readonly lastResponse: Re
 export interface RequestSpec extends RequestOptions {
   query?: object
   body?: unknown
+  /** A file sent as the whole body (imports), with its content type, instead of a JSON `body`. */
+  file?: { data: Blob | ArrayBuffer | Uint8Array | string; contentType: string }
 }
 
 export interface TransportConfig extends BackoffOptions {
@@ -107,11 +109,12 @@ export async function sendRequest<T>(config: TransportConfig, method: HttpMethod
   // Lower-cased, so a caller's `Accept` replaces ours instead of being sent beside it.
   for (const [name, value] of Object.entries({ ...config.headers, ...spec.headers })) headers[name.toLowerCase()] = value
   if (spec.body !== undefined) headers['content-type'] = 'application/json'
+  if (spec.file) headers['content-type'] = spec.file.contentType
   const idempotencyKey = spec.idempotencyKey ?? (method === 'POST' ? newIdempotencyKey() : undefined)
   if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
 
   const url = buildUrl(config.baseUrl, path, spec.query)
-  const init: RequestInit = { method, headers, body: spec.body === undefined ? undefined : JSON.stringify(spec.body), ...(config.credentials ? { credentials: config.credentials } : {}) }
+  const init: RequestInit = { method, headers, body: spec.file ? (spec.file.data as BodyInit) : spec.body === undefined ? undefined : JSON.stringify(spec.body), ...(config.credentials ? { credentials: config.credentials } : {}) }
   const maxRetries = spec.maxRetries ?? config.maxRetries
   for (let retries = 0; ; retries++) {
     let error: ChorusError

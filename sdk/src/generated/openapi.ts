@@ -1734,6 +1734,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's latest imports
+         * @description The 50 most recent imports, newest first, each as GET …/imports/{id} answers it.
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Import posts, votes and comments from a file
+         * @description Owner or admin (keys: `imports:write`). `format` = `csv` | `fider` | `canny` (docs/import.md describes each and its mapping). Files up to 100 MB each are streamed to disk, never held in memory (413 above). The whole file is checked first: one that is not what `format` says is 422 naming the line. `dry_run=true` answers 200 with what would be created, merged and skipped and the row-level errors, and writes nothing. Otherwise 202: a background job imports it (GET …/imports/{id} for status, counts, errors and progress), resumable after a crash and idempotent (a second run of the same file creates nothing). Original timestamps and vote counts are kept; statuses are matched by name, then kind; voters become unverified end users unless the source vouches for them. No event, webhook, notification or e-mail is sent for imported history.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/imports/{import_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import: status, counts, errors and progress
+         * @description Counts per entity (created, merged, skipped) and `progress` grow with every committed batch; `errors` lists the first 100 row-level problems, `error_count` all. Another workspace's import is 404.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/inbox": {
         parameters: {
             query?: never;
@@ -2870,7 +2914,7 @@ export interface components {
          */
         ApiKeyCreate: {
             name: string;
-            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write")[];
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write" | "imports:write")[];
         };
         /**
          * @example {
@@ -2913,7 +2957,7 @@ export interface components {
          *     }
          */
         ApiKeyScopesUpdate: {
-            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write")[];
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write" | "imports:write")[];
         };
         /**
          * @example {
@@ -4468,6 +4512,254 @@ export interface components {
             expires_at: string;
             /** @description A JWT with `act_as` and `actor` claims; single use, valid 5 minutes */
             token: string;
+        };
+        /**
+         * @example {
+         *       "attempts": 1,
+         *       "bytes": 2048,
+         *       "counts": {
+         *         "comments": {
+         *           "created": 2,
+         *           "merged": 0,
+         *           "skipped": 0
+         *         },
+         *         "posts": {
+         *           "created": 3,
+         *           "merged": 0,
+         *           "skipped": 0
+         *         },
+         *         "users": {
+         *           "created": 4,
+         *           "merged": 1,
+         *           "skipped": 0
+         *         },
+         *         "votes": {
+         *           "created": 5,
+         *           "merged": 0,
+         *           "skipped": 0
+         *         }
+         *       },
+         *       "created_at": "2026-11-28T09:00:00.000Z",
+         *       "dry_run": false,
+         *       "error_count": 1,
+         *       "errors": [
+         *         {
+         *           "file": "file",
+         *           "line": 7,
+         *           "message": "title is empty"
+         *         }
+         *       ],
+         *       "failure": null,
+         *       "finished_at": "2026-11-28T09:00:01.000Z",
+         *       "format": "csv",
+         *       "id": "imp_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "progress": {
+         *         "pass": null,
+         *         "passes_done": 3,
+         *         "passes_total": 3,
+         *         "percent": 100,
+         *         "records_in_pass": 3
+         *       },
+         *       "started_at": "2026-11-28T09:00:00.100Z",
+         *       "status": "completed"
+         *     }
+         */
+        Import: {
+            attempts: number;
+            bytes: number;
+            /** @description Per entity (posts, votes, comments, users, companies, boards, statuses, labels, post_labels, changelog_entries): rows created, merged into an existing row (same e-mail, external id, board or status name), and skipped (already imported by an earlier run, or a duplicate in the file) */
+            counts: {
+                [key: string]: {
+                    created: number;
+                    merged: number;
+                    skipped: number;
+                };
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @constant */
+            dry_run: false;
+            error_count: number;
+            /** @description Row-level problems (first 100); such rows are left out, the rest is imported */
+            errors: {
+                /** @description The part: file, votes or comments */
+                file: string;
+                line: number;
+                message: string;
+            }[];
+            failure: ((string | null) | null) | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            finished_at: ((string | null) | null) | null;
+            /** @enum {string} */
+            format: "csv" | "fider" | "canny";
+            /** @example imp_0mi9x2k3aq1b2c3d4e5f6g7h8 */
+            id: string;
+            progress: {
+                /** @description The entity being imported now (passes run in dependency order) */
+                pass: ((string | null) | null) | null;
+                passes_done: number;
+                passes_total: number;
+                percent: number;
+                /** @description Records of the current pass committed so far */
+                records_in_pass: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            started_at: ((string | null) | null) | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed";
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "attempts": 1,
+         *           "bytes": 2048,
+         *           "counts": {
+         *             "comments": {
+         *               "created": 2,
+         *               "merged": 0,
+         *               "skipped": 0
+         *             },
+         *             "posts": {
+         *               "created": 3,
+         *               "merged": 0,
+         *               "skipped": 0
+         *             },
+         *             "users": {
+         *               "created": 4,
+         *               "merged": 1,
+         *               "skipped": 0
+         *             },
+         *             "votes": {
+         *               "created": 5,
+         *               "merged": 0,
+         *               "skipped": 0
+         *             }
+         *           },
+         *           "created_at": "2026-11-28T09:00:00.000Z",
+         *           "dry_run": false,
+         *           "error_count": 1,
+         *           "errors": [
+         *             {
+         *               "file": "file",
+         *               "line": 7,
+         *               "message": "title is empty"
+         *             }
+         *           ],
+         *           "failure": null,
+         *           "finished_at": "2026-11-28T09:00:01.000Z",
+         *           "format": "csv",
+         *           "id": "imp_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "progress": {
+         *             "pass": null,
+         *             "passes_done": 3,
+         *             "passes_total": 3,
+         *             "percent": 100,
+         *             "records_in_pass": 3
+         *           },
+         *           "started_at": "2026-11-28T09:00:00.100Z",
+         *           "status": "completed"
+         *         }
+         *       ]
+         *     }
+         */
+        ImportList: {
+            items: components["schemas"]["Import"][];
+        };
+        /**
+         * @example {
+         *       "counts": {
+         *         "comments": {
+         *           "created": 2,
+         *           "merged": 0,
+         *           "skipped": 0
+         *         },
+         *         "posts": {
+         *           "created": 3,
+         *           "merged": 0,
+         *           "skipped": 0
+         *         },
+         *         "users": {
+         *           "created": 4,
+         *           "merged": 1,
+         *           "skipped": 0
+         *         },
+         *         "votes": {
+         *           "created": 5,
+         *           "merged": 0,
+         *           "skipped": 0
+         *         }
+         *       },
+         *       "dry_run": true,
+         *       "error_count": 0,
+         *       "errors": [],
+         *       "format": "csv",
+         *       "records": {
+         *         "file": 3
+         *       },
+         *       "status": "planned"
+         *     }
+         */
+        ImportPlan: {
+            /** @description Per entity (posts, votes, comments, users, companies, boards, statuses, labels, post_labels, changelog_entries): rows created, merged into an existing row (same e-mail, external id, board or status name), and skipped (already imported by an earlier run, or a duplicate in the file) */
+            counts: {
+                [key: string]: {
+                    created: number;
+                    merged: number;
+                    skipped: number;
+                };
+            };
+            /** @constant */
+            dry_run: true;
+            error_count: number;
+            /** @description Row-level problems (first 100); such rows are left out, the rest is imported */
+            errors: {
+                /** @description The part: file, votes or comments */
+                file: string;
+                line: number;
+                message: string;
+            }[];
+            /** @enum {string} */
+            format: "csv" | "fider" | "canny";
+            /** @description Records read per part or section of the file */
+            records: {
+                [key: string]: number;
+            };
+            /** @constant */
+            status: "planned";
+        };
+        /** @description multipart/form-data; or the file itself as the body (application/json, text/csv) with `format`, `dry_run` and `board` in the query */
+        ImportUpload: {
+            /** @description Board (slug or name) for posts that name none (all of Fider's); default the first board, or a new "Feedback" board */
+            board?: string;
+            /**
+             * Format: binary
+             * @description CSV only: a separate comments file (id, post_id, parent_id, author_email, author_name, author_id, body, internal, created_at)
+             */
+            comments?: string;
+            /** @description true: answer what would be created, merged and skipped (200) and write nothing */
+            dry_run?: boolean | "true" | "false";
+            /**
+             * Format: binary
+             * @description The file to import (≤ 100 MB): for CSV the posts file
+             */
+            file: string;
+            /** @enum {string} */
+            format: "csv" | "fider" | "canny";
+            /**
+             * Format: binary
+             * @description CSV only: a separate votes file (post_id, voter_email, voter_name, voter_id, created_at)
+             */
+            votes?: string;
         };
         /**
          * @example {
@@ -13542,6 +13834,172 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndUserSession"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportList"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: {
+                board?: string;
+                dry_run?: boolean | "true" | "false";
+                format?: "csv" | "fider" | "canny";
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        /** @description multipart/form-data; or the file itself as the body (application/json, text/csv) with `format`, `dry_run` and `board` in the query */
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["ImportUpload"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPlan"];
+                };
+            };
+            /** @description Response for status 202 */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                import_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */

@@ -31,6 +31,7 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'changelog:write': 'Write, publish and delete changelog entries (publishing completes the linked posts and e-mails their voters)',
   'companies:read': "See your customers' companies and their revenue (MRR)",
   'companies:write': 'Create, change and delete companies and how demand is counted',
+  'imports:write': 'Import posts, votes, comments and people from other feedback tools, and read how imports went',
 }
 
 /** A client that asks for no scope gets read access only: writing is something a user chooses to grant. */
