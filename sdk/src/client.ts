@@ -4,6 +4,8 @@ import { PagePromise, type Page } from './core/pagination.js'
 import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type RequestSpec, type ResponseMeta, type TransportConfig, type WithResponse } from './core/request.js'
 import { Boards, Labels, Statuses } from './resources/catalog.js'
 import { Companies } from './resources/companies.js'
+import { EndUsers } from './resources/end-users.js'
+import { ScoringResource } from './resources/scoring.js'
 import { Changelog } from './resources/changelog.js'
 import { Comments } from './resources/comments.js'
 import { Inbox, SavedViews } from './resources/inbox.js'
@@ -53,6 +55,8 @@ export class Chorus {
   readonly votes = new Votes(this)
   readonly webhooks = new Webhooks(this)
   readonly companies = new Companies(this)
+  readonly scoring = new ScoringResource(this)
+  readonly endUsers = new EndUsers(this)
   readonly oauthGrants = new OAuthGrants(this)
 
   /**
