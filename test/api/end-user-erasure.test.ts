@@ -119,6 +119,31 @@ describe('reading one end user', () => {
   })
 })
 
+describe('linking end users to companies (companies:write)', () => {
+  test('PUT links (201, then 200), demand follows; DELETE unlinks (204); unknown or foreign ids are 404', async () => {
+    const carol = `carol-${tag}`
+    expect((await as(carol).post(pub(`/posts/${ids.theirs}/votes`), {})).status).toBe(200)
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/mid-co`, { body: { name: 'Mid Co', mrr: 20_000 } })).status).toBe(201)
+    const link = `/api/v1/workspaces/${ws.slug}/companies/mid-co/users/${carol}`
+    const linked = await api.call('PUT', link)
+    expect(linked.status).toBe(201)
+    expect(linked.body).toMatchObject({ external_id: 'mid-co', users: 1 })
+    expect((await api.call('PUT', link)).status).toBe(200)
+    expect((await post(ids.theirs!)).demand).toMatchObject({ companies: 2, mrr: 520_000 })
+    const readOnly = h.client({ authorization: `Bearer ${await ws.key(['companies:read'], 'companies read')}` })
+    expect((await readOnly.call('PUT', link)).status).toBe(403)
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/mid-co/users/nobody`)).status).toBe(404)
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/no-co/users/${carol}`)).status).toBe(404)
+    const other = await workspaceFixture(h)
+    const otherApi = h.client({ authorization: `Bearer ${await other.key()}` })
+    expect((await otherApi.call('PUT', `/api/v1/workspaces/${other.slug}/companies/mid-co/users/${ids[carol]}`)).status).toBe(404)
+    expect((await api.delete(link)).status).toBe(204)
+    expect((await api.delete(link)).status).toBe(204)
+    expect((await post(ids.theirs!)).demand).toMatchObject({ companies: 1, mrr: 500_000 })
+    expect((await as(carol).post(pub(`/posts/${ids.theirs}/votes`), {})).body.voted).toBe(false)
+  })
+})
+
 describe('erasure', () => {
   test('anonymise (default): identity, votes and every mention gone; their post keeps the others\' votes', async () => {
     const theirsBefore = await post(ids.theirs!)
