@@ -125,7 +125,7 @@ describe('packed SDK against the live server', () => {
     const invalid = await chorus.scoring.update({ model: 'custom', formula: 'reach / nothing' }).catch((error: unknown) => error)
     expect(invalid).toBeInstanceOf(sdk.ValidationError)
 
-    expect((await chorus.endUsers.get(erin)).counts).toEqual({ posts: 1, comments: 0, votes: 1 })
+    expect((await chorus.endUsers.get(erin)).counts).toEqual({ posts: 1, comments: 0, votes: 0 })
     const exported = await chorus.endUsers.export(erin)
     expect(exported.end_user.email).toBe('erin@example.com')
     expect(exported.posts.map((p) => p.id)).toEqual([post.id])
