@@ -16,6 +16,7 @@ import { docsModule } from './modules/docs/index.ts'
 import { fileServingModule, uploadsModule } from './modules/files/index.ts'
 import { idpModule } from './modules/idp/index.ts'
 import { identifyModule } from './modules/end-users/index.ts'
+import { endUserRecordsModule } from './modules/end-users/records.ts'
 import { inboundEmailModule } from './modules/inbound-email/index.ts'
 import { exportsModule } from './modules/exports/index.ts'
 import { importsModule } from './modules/imports/index.ts'
@@ -85,6 +86,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(changelogModule(ctx))
     .use(jwtConfigModule(ctx))
     .use(identifyModule(ctx))
+    .use(endUserRecordsModule(ctx))
     .use(publicWritesModule(ctx))
     .use(visitorsModule(ctx))
     .use(webhooksModule(ctx))

@@ -5,6 +5,8 @@ import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type
 import { Boards, Labels, Statuses } from './resources/catalog.js'
 import { Companies } from './resources/companies.js'
 import { Imports } from './resources/imports.js'
+import { EndUsers } from './resources/end-users.js'
+import { ScoringResource } from './resources/scoring.js'
 import { Changelog } from './resources/changelog.js'
 import { Comments } from './resources/comments.js'
 import { Inbox, SavedViews } from './resources/inbox.js'
@@ -55,6 +57,8 @@ export class Chorus {
   readonly webhooks = new Webhooks(this)
   readonly companies = new Companies(this)
   readonly imports = new Imports(this)
+  readonly scoring = new ScoringResource(this)
+  readonly endUsers = new EndUsers(this)
   readonly oauthGrants = new OAuthGrants(this)
 
   /**

@@ -9,7 +9,7 @@ import { newId } from '../lib/ids.ts'
 export const EVENT_TYPES = [
   'post.created', 'post.updated', 'post.deleted', 'post.merged', 'status.changed',
   'comment.created', 'comment.deleted', 'vote.created', 'vote.deleted', 'changelog.published', 'score.changed',
-  'end_user.notified', 'post.duplicate_suggested',
+  'end_user.notified', 'post.duplicate_suggested', 'end_user.erased',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 

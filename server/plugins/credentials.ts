@@ -13,7 +13,7 @@ import { ACCESS_AUDIENCE, resourceAllows } from '../identity/audiences.ts'
 export const SCOPES = [
   'workspace:read', 'boards:read', 'statuses:read', 'labels:read', 'labels:write', 'posts:read', 'posts:write',
   'comments:read', 'comments:write', 'comments:internal', 'votes:read', 'votes:write', 'webhooks:read', 'webhooks:write',
-  'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write', 'companies:read', 'companies:write',
+  'notifications:read', 'notifications:write', 'changelog:read', 'changelog:write', 'companies:read', 'companies:write', 'end_users:read', 'end_users:write',
   'imports:write',
 ] as const
 export type Scope = (typeof SCOPES)[number]
@@ -21,9 +21,9 @@ export type Scope = (typeof SCOPES)[number]
 /**
  * The scopes a member role may exercise at all: an OAuth grant acts with the intersection of what was
  * granted and this, read at every request, so a demotion narrows every grant of the user at once.
- * Webhooks are admin-only on every surface (their routes need the admin role).
+ * Webhooks and erasing end users are admin-only on every surface (their routes need the admin role).
  */
-const ADMIN_ONLY_SCOPES = new Set<Scope>(['webhooks:read', 'webhooks:write', 'imports:write'])
+const ADMIN_ONLY_SCOPES = new Set<Scope>(['webhooks:read', 'webhooks:write', 'imports:write', 'end_users:write'])
 export const scopesOfRole = (role: Role): Scope[] => (role === 'member' ? SCOPES.filter((scope) => !ADMIN_ONLY_SCOPES.has(scope)) : [...SCOPES])
 
 /** A grant's effective scopes: granted and still allowed by the user's current role (granted order kept). */

@@ -45,3 +45,19 @@ export function capturingLogger(): Logger & { lines: string[] } {
   const emit = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => void lines.push(JSON.stringify({ level, msg, ...fields }))
   return { lines, debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
 }
+
+/**
+ * The whole database as text: `pg_dump` on PostgreSQL; on PGlite (whose own dump is a binary copy of the
+ * data directory) every row of every table of the schema, read from the catalog, as row text.
+ */
+export async function databaseDump(h: Harness): Promise<string> {
+  if (h.ctx.database.driver === 'postgres') return pgDump(h.databaseUrl)
+  const tables = rowsOf<{ table_name: string }>(await h.db.execute(sql`
+    select table_name::text as table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`))
+  const parts: string[] = []
+  for (const { table_name } of tables) {
+    const rows = rowsOf<{ row: string }>(await h.db.execute(sql`select t::text as row from ${sql.identifier(table_name)} t`))
+    parts.push(`-- ${table_name}`, ...rows.map((row) => row.row))
+  }
+  return parts.join('\n')
+}

@@ -106,6 +106,35 @@ describe('packed SDK against the live server', () => {
     expect(await h.db.select().from(posts).where(eq(posts.id, duplicate.id))).toHaveLength(0)
   })
 
+  test('companies with their users, scoring, and one end user read, exported and erased', async () => {
+    const chorus = client()
+    const post = await chorus.posts.create({ board: 'ideas', title: 'Audit log', email: 'erin@example.com' })
+    const erin = post.author.id!
+    expect((await chorus.votes.toggle(post.id, { email: 'frank@example.com' })).voted).toBe(true)
+    await chorus.companies.upsert('erin-co', { name: 'Erin Co', mrr: 120_000 })
+    expect((await chorus.companies.addUser('erin-co', erin)).users).toBe(1)
+    await chorus.companies.removeUser('erin-co', erin)
+    expect((await chorus.companies.get('erin-co')).users).toBe(0)
+
+    expect((await chorus.scoring.get()).model).toBe('rice')
+    const custom = await chorus.scoring.update({ model: 'custom', formula: 'reach / effort + demand.voters', factors: [] })
+    expect(custom.formula).toBe('reach / effort + demand.voters')
+    await chorus.posts.update(post.id, { factors: { reach: 10, effort: 2 } })
+    const history = await chorus.scoring.history(post.id)
+    expect(history.items[0]).toMatchObject({ to_score: 6 })
+    const invalid = await chorus.scoring.update({ model: 'custom', formula: 'reach / nothing' }).catch((error: unknown) => error)
+    expect(invalid).toBeInstanceOf(sdk.ValidationError)
+
+    expect((await chorus.endUsers.get(erin)).counts).toEqual({ posts: 1, comments: 0, votes: 0 })
+    const exported = await chorus.endUsers.export(erin)
+    expect(exported.end_user.email).toBe('erin@example.com')
+    expect(exported.posts.map((p) => p.id)).toEqual([post.id])
+    expect(await chorus.endUsers.erase(erin)).toMatchObject({ status: 'erased', id: erin, content: 'anonymise', posts: 1 })
+    expect((await chorus.posts.get(post.id)).author.type).toBe('deleted')
+    const gone = await chorus.endUsers.get(erin).catch((error: unknown) => error)
+    expect(gone).toBeInstanceOf(sdk.NotFoundError)
+  })
+
   test('successful calls carry their request id, status and headers; the server sees the SDK by its User-Agent', async () => {
     const chorus = client()
     agents.length = 0

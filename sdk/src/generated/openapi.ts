@@ -1550,6 +1550,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/companies/{company_id}/users/{end_user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add an end user to a company
+         * @description 201 when linked, 200 when they already were. The end user by `eu_` id or your id for them, the company by your id or `co_` id; either unknown (or of another workspace) is 404. Their verified votes join the company's share of each post's `demand` in the same transaction. An identify token that carries `company`/`companies` sets the user's companies to exactly those; one without leaves links made here. `mrr` is null for a member when the workspace shows revenue to admins only (`revenue_visible_to`), and for keys and access tokens without `companies:read`.
+         */
+        put: operations["linkCompanyUser"];
+        post?: never;
+        /**
+         * Remove an end user from a company
+         * @description 204 whether or not they were linked; an unknown company or end user is 404. The company's share of the user's votes leaves each post's `demand` in the same transaction.
+         */
+        delete: operations["unlinkCompanyUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/dashboard": {
         parameters: {
             query?: never;
@@ -1668,6 +1692,50 @@ export interface paths {
          * @description The previous address stops at once: mail to it is 404 from this response on. The token is also shown to admins as `email_intake_token` on WorkspaceResponse.
          */
         post: operations["rotateEmailIntakeToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/end-users/{end_user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One end user, with their companies and what they wrote and voted for counted
+         * @description The end user is named by its `eu_` id or by your own id for them (the `sub` of your identify token); one of another workspace, or unknown, is 404. Needs `end_users:read` (a key or access token) or a member's session.
+         */
+        get: operations["getEndUser"];
+        put?: never;
+        post?: never;
+        /**
+         * Erase one end user for good (GDPR erasure)
+         * @description The end user is named by its `eu_` id or by your own id for them (the `sub` of your identify token); one of another workspace, or unknown, is 404. In one transaction: the identity and its votes go (each post's votes and `demand` recomputed), with its confirmations, post subscriptions, queued updates and company links; its widget sessions stop working at once. `content=anonymise` (default) keeps their posts and comments by "Deleted user" with their address and name taken out of the text, so other people's votes on those posts survive; `content=delete` deletes them (raising `post.deleted` and `comment.deleted`). Every outbox payload, notification, stored answer, queued e-mail and webhook or chat delivery log of the workspace that names them keeps what happened without who: the person's objects become the deleted author, their address and name inside text become `[erased]`. Raises `end_user.erased`, whose data is their id and the mode only. Needs `end_users:write`, or an admin's session. Erasing again is 404. Not undoable; a new identify with the same `sub` makes a new, empty end user.
+         */
+        delete: operations["eraseEndUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/end-users/{end_user_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything stored about one end user, as JSON (a data subject access request)
+         * @description The end user is named by its `eu_` id or by your own id for them (the `sub` of your identify token); one of another workspace, or unknown, is 404. Their record (address, name, verification, e-mail state), companies, posts, comments, votes, post subscriptions and stored sign-in metadata, read in one transaction. Answered with `Cache-Control: no-store`. Needs `end_users:read`.
+         */
+        get: operations["exportEndUser"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2634,6 +2702,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "end_user.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * end_user.erased delivery
+         * @description An end user was erased (DELETE /workspaces/{workspace_slug}/end-users/{end_user_id}): the data carries their id and how their posts and comments were handled, nothing else, so your systems can forget them too. Earlier events that named them now carry the deleted author instead. Signed per Standard Webhooks: `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the endpoint secret), plus `X-Chorus-Event`. Answer 2xx within 10 s; anything else is retried with backoff, and 410 disables the endpoint.
+         */
+        post: operations["webhook_end_user_erased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "end_user.notified": {
         parameters: {
             query?: never;
@@ -2914,7 +3002,7 @@ export interface components {
          */
         ApiKeyCreate: {
             name: string;
-            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write" | "imports:write")[];
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write" | "end_users:read" | "end_users:write" | "imports:write")[];
         };
         /**
          * @example {
@@ -2957,7 +3045,7 @@ export interface components {
          *     }
          */
         ApiKeyScopesUpdate: {
-            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write" | "imports:write")[];
+            scopes: ("workspace:read" | "boards:read" | "statuses:read" | "labels:read" | "labels:write" | "posts:read" | "posts:write" | "comments:read" | "comments:write" | "comments:internal" | "votes:read" | "votes:write" | "webhooks:read" | "webhooks:write" | "notifications:read" | "notifications:write" | "changelog:read" | "changelog:write" | "companies:read" | "companies:write" | "end_users:read" | "end_users:write" | "imports:write")[];
         };
         /**
          * @example {
@@ -3295,7 +3383,7 @@ export interface components {
              * @example 2026-11-22T09:30:00.000Z
              */
             created_at: string;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
             /** @description `map_...` */
             id: string;
             /**
@@ -3320,7 +3408,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id: string;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
         };
         /**
          * @example {
@@ -3335,7 +3423,7 @@ export interface components {
             /** @description The provider's channel id (from GET .../chat/channels) */
             channel_id?: string;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
         };
         /**
          * @example {
@@ -4257,6 +4345,290 @@ export interface components {
         /**
          * @example {
          *       "data": {
+         *         "content": "anonymise",
+         *         "end_user": {
+         *           "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *         }
+         *       },
+         *       "id": "evt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "timestamp": "2026-11-22T09:30:00.000Z",
+         *       "type": "end_user.erased",
+         *       "workspace_id": "ws_0mi9x2k3aq1b2c3d4e5f6g7h8"
+         *     }
+         */
+        EndUserErasedEvent: {
+            data: {
+                /** @enum {string} */
+                content: "anonymise" | "delete";
+                end_user: {
+                    id: string;
+                };
+            };
+            /** @description The event id; the same on every attempt, and sent as `webhook-id` */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            timestamp: string;
+            /** @constant */
+            type: "end_user.erased";
+            workspace_id: string;
+        };
+        /**
+         * @example {
+         *       "comments": 5,
+         *       "content": "anonymise",
+         *       "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "posts": 2,
+         *       "status": "erased",
+         *       "votes": 9
+         *     }
+         */
+        EndUserErasure: {
+            /** @description Comments deleted, or kept without their name */
+            comments: number;
+            /** @enum {string} */
+            content: "anonymise" | "delete";
+            id: string;
+            /** @description Posts deleted, or kept without their name */
+            posts: number;
+            /** @constant */
+            status: "erased";
+            /** @description Votes removed (demand recomputed) */
+            votes: number;
+        };
+        /**
+         * @description Everything Chorus stores about one end user of the workspace
+         * @example {
+         *       "comments": [
+         *         {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "body": "We need this for our EU rollout.",
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "id": "cmt_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "internal": false,
+         *           "parent_id": null,
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "updated_at": "2026-11-22T09:30:00.000Z"
+         *         }
+         *       ],
+         *       "end_user": {
+         *         "avatar_url": null,
+         *         "changelog_unsubscribed_at": null,
+         *         "companies": [
+         *           {
+         *             "external_id": "customer-inc",
+         *             "id": "co_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Customer Inc"
+         *           }
+         *         ],
+         *         "company": null,
+         *         "confirmation_sent_at": null,
+         *         "created_at": "2026-11-22T09:30:00.000Z",
+         *         "email": "grace@customer.example",
+         *         "email_bounced_at": null,
+         *         "external_id": "user-1234",
+         *         "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *         "locale": "en",
+         *         "name": "Grace Hopper",
+         *         "notifications_off_at": null,
+         *         "updated_at": "2026-11-23T10:00:00.000Z",
+         *         "verified": true,
+         *         "verified_at": "2026-11-22T09:30:00.000Z"
+         *       },
+         *       "exported_at": "2026-11-28T10:00:00.000Z",
+         *       "format": "chorus-end-user-export",
+         *       "posts": [
+         *         {
+         *           "author": {
+         *             "email": "grace@customer.example",
+         *             "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "name": "Grace Hopper",
+         *             "type": "end_user"
+         *           },
+         *           "board": "ideas",
+         *           "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "body": "Our support team works nights.",
+         *           "comment_count": 3,
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "demand": {
+         *             "companies": 4,
+         *             "mrr": 1250000,
+         *             "verified_voters": 10,
+         *             "voters": 12,
+         *             "weighted": 23
+         *           },
+         *           "factors": {
+         *             "confidence": 0.85,
+         *             "effort": 20,
+         *             "impact": 2,
+         *             "reach": 500
+         *           },
+         *           "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "labels": [
+         *             "ui"
+         *           ],
+         *           "language": "en",
+         *           "merged_into": null,
+         *           "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "score": 42.5,
+         *           "status": "Planned",
+         *           "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "status_kind": "planned",
+         *           "title": "Dark mode",
+         *           "tracker_issue": null,
+         *           "updated_at": "2026-11-23T14:05:12.345Z",
+         *           "verified": true,
+         *           "votes": 12
+         *         }
+         *       ],
+         *       "sessions": [],
+         *       "subscriptions": [
+         *         {
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "reason": "author",
+         *           "unsubscribed_at": null
+         *         }
+         *       ],
+         *       "version": 1,
+         *       "votes": [
+         *         {
+         *           "created_at": "2026-11-22T09:31:00.000Z",
+         *           "post_id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "post_title": "Dark mode"
+         *         }
+         *       ]
+         *     }
+         */
+        EndUserExport: {
+            /** @description Comments they wrote */
+            comments: components["schemas"]["Comment"][];
+            end_user: {
+                avatar_url: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                changelog_unsubscribed_at: string | null;
+                /** @description The companies they belong to */
+                companies: {
+                    external_id: string;
+                    id: string;
+                    name: string;
+                }[];
+                /** @description The free-text `company` of the identify token, when it was a name */
+                company: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                confirmation_sent_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                email: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                email_bounced_at: string | null;
+                /** @description The `sub` of the customer's token */
+                external_id: string | null;
+                id: string;
+                /** @description The language of their e-mail (their last public write) */
+                locale: string | null;
+                name: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                notifications_off_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                updated_at: string;
+                /** @description False for an anonymous e-mail identity whose owner has not clicked the confirmation link yet; identified (JWT) end users and those named by a member or key are verified */
+                verified: boolean;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                verified_at: string | null;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            exported_at: string;
+            /** @constant */
+            format: "chorus-end-user-export";
+            /** @description Posts they wrote, merged ones included */
+            posts: components["schemas"]["Post"][];
+            /** @description What is stored about their sign-ins: the e-mail confirmations they asked for. Widget sessions themselves are signed tokens that are not stored */
+            sessions: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                claimed_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                confirmed_at: string | null;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                expires_at: string;
+                /** @constant */
+                kind: "email_confirmation";
+            }[];
+            /** @description Posts whose updates they follow, and why */
+            subscriptions: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                post_id: string;
+                reason: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                unsubscribed_at: string | null;
+            }[];
+            /** @description Export format version; 1 today */
+            version: number;
+            votes: {
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T09:30:00.000Z
+                 */
+                created_at: string;
+                post_id: string;
+                post_title: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "data": {
          *         "emailed": true,
          *         "end_user": {
          *           "email": "grace@customer.example",
@@ -4343,6 +4715,68 @@ export interface components {
             /** @constant */
             type: "end_user.notified";
             workspace_id: string;
+        };
+        /**
+         * @description One end user as the team sees them, with what they wrote and voted for counted
+         * @example {
+         *       "avatar_url": null,
+         *       "companies": [
+         *         {
+         *           "external_id": "customer-inc",
+         *           "id": "co_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "name": "Customer Inc"
+         *         }
+         *       ],
+         *       "company": null,
+         *       "counts": {
+         *         "comments": 5,
+         *         "posts": 2,
+         *         "votes": 9
+         *       },
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "email": "grace@customer.example",
+         *       "external_id": "user-1234",
+         *       "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "locale": "en",
+         *       "name": "Grace Hopper",
+         *       "updated_at": "2026-11-23T10:00:00.000Z",
+         *       "verified": true
+         *     }
+         */
+        EndUserRecord: {
+            avatar_url: string | null;
+            /** @description The companies they belong to */
+            companies: {
+                external_id: string;
+                id: string;
+                name: string;
+            }[];
+            /** @description The free-text `company` of the identify token, when it was a name */
+            company: string | null;
+            counts: {
+                comments: number;
+                posts: number;
+                votes: number;
+            };
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            email: string | null;
+            /** @description The `sub` of the customer's token */
+            external_id: string | null;
+            id: string;
+            /** @description The language of their e-mail (their last public write) */
+            locale: string | null;
+            name: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            updated_at: string;
+            /** @description False for an anonymous e-mail identity whose owner has not clicked the confirmation link yet; identified (JWT) end users and those named by a member or key are verified */
+            verified: boolean;
         };
         /**
          * @description The end user with the widget session token (identify)
@@ -4590,19 +5024,19 @@ export interface components {
                 line: number;
                 message: string;
             }[];
-            failure: ((string | null) | null) | null;
+            failure: string | null;
             /**
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            finished_at: ((string | null) | null) | null;
+            finished_at: string | null;
             /** @enum {string} */
             format: "csv" | "fider" | "canny";
             /** @example imp_0mi9x2k3aq1b2c3d4e5f6g7h8 */
             id: string;
             progress: {
                 /** @description The entity being imported now (passes run in dependency order) */
-                pass: ((string | null) | null) | null;
+                pass: string | null;
                 passes_done: number;
                 passes_total: number;
                 percent: number;
@@ -4613,7 +5047,7 @@ export interface components {
              * Format: date-time
              * @example 2026-11-22T09:30:00.000Z
              */
-            started_at: ((string | null) | null) | null;
+            started_at: string | null;
             /** @enum {string} */
             status: "queued" | "running" | "completed" | "failed";
         };
@@ -5444,7 +5878,7 @@ export interface components {
             /** @enum {string} */
             delivery?: "instant" | "daily";
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
         };
         /**
          * @example {
@@ -7894,7 +8328,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: string | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
             id: string;
             /**
              * Format: date-time
@@ -7916,7 +8350,7 @@ export interface components {
         WebhookCreate: {
             description?: string | null;
             /** @description Event kinds to receive */
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -7949,7 +8383,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: string | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
             id: string;
             /** @description `whsec_` + base64 of 32 bytes (Standard Webhooks). Shown only here. */
             secret: string;
@@ -8038,7 +8472,7 @@ export interface components {
             /** @description Why the service turned the endpoint off, e.g. after a 410 answer */
             disabled_reason: string | null;
             enabled: boolean;
-            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
             id: string;
             /**
              * Format: date-time
@@ -8078,7 +8512,7 @@ export interface components {
             /** @description false stops deliveries and cancels pending ones; true resumes with new events */
             enabled?: boolean;
             /** @description Event kinds to receive */
-            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested")[];
+            events?: ("post.created" | "post.updated" | "post.deleted" | "post.merged" | "status.changed" | "comment.created" | "comment.deleted" | "vote.created" | "vote.deleted" | "changelog.published" | "score.changed" | "end_user.notified" | "post.duplicate_suggested" | "end_user.erased")[];
             /**
              * @description An http(s) URL. Refused when its host resolves to a loopback, private, link-local or metadata address (unless WEBHOOK_ALLOW_PRIVATE).
              * @example https://example.com/chorus-hook
@@ -13347,6 +13781,115 @@ export interface operations {
             };
         };
     };
+    linkCompanyUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                end_user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Company"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unlinkCompanyUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: string;
+                end_user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getWorkspaceDashboard: {
         parameters: {
             query?: never;
@@ -13678,6 +14221,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntakeToken"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                end_user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description One end user as the team sees them, with what they wrote and voted for counted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserRecord"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    eraseEndUser: {
+        parameters: {
+            query?: {
+                content?: "anonymise" | "delete";
+            };
+            header?: never;
+            path: {
+                end_user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserErasure"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportEndUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                end_user_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Everything Chorus stores about one end user of the workspace */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndUserExport"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */
@@ -16824,6 +17519,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["CommentDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received; any 2xx counts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_end_user_erased: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndUserErasedEvent"];
             };
         };
         responses: {

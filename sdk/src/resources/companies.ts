@@ -23,6 +23,15 @@ export class Companies extends APIResource {
     await this.client.call('deleteCompany', { ...options, path: { workspace_slug: await this.client.workspaceSlug(), company_id: companyId } })
   }
 
+  /** Adds an end user (your id for them, or `eu_`) to the company: their verified votes count in its demand. */
+  async addUser(companyId: string, endUserId: string, options?: RequestOptions): Promise<Company> {
+    return this.client.call('linkCompanyUser', { ...options, path: { workspace_slug: await this.client.workspaceSlug(), company_id: companyId, end_user_id: endUserId } })
+  }
+
+  async removeUser(companyId: string, endUserId: string, options?: RequestOptions): Promise<void> {
+    await this.client.call('unlinkCompanyUser', { ...options, path: { workspace_slug: await this.client.workspaceSlug(), company_id: companyId, end_user_id: endUserId } })
+  }
+
   async demandSettings(options?: RequestOptions): Promise<DemandSettings> {
     return this.client.call('getDemandSettings', { ...options, path: { workspace_slug: await this.client.workspaceSlug() } })
   }

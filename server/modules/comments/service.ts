@@ -102,10 +102,17 @@ export async function updateComment(db: Db, workspaceId: string, caller: Caller,
 export async function deleteComment(db: Db, workspaceId: string, caller: Caller, member: Member | null, commentId: string) {
   const row = await getComment(db, workspaceId, commentId, caller)
   assertMayEdit(row, caller, member)
-  await db.transaction(async (tx) => {
-    await tx.update(comments).set({ parentId: row.comment.parentId }).where(eq(comments.parentId, commentId))
-    await tx.delete(comments).where(eq(comments.id, commentId))
-    if (!row.comment.internal) await adjustCount(tx, row.comment.postId, -1)
-    await recordEvent(tx, workspaceId, 'comment.deleted', { comment: toCommentResponse(row), post_id: row.comment.postId })
-  })
+  await db.transaction((tx) => removeComment(tx, workspaceId, row))
 }
+
+/** Deletes a loaded comment in `tx`: its replies move up to its parent, the post's count follows, `comment.deleted` is raised. */
+export async function removeComment(tx: Tx, workspaceId: string, row: CommentRow) {
+  await tx.update(comments).set({ parentId: row.comment.parentId }).where(eq(comments.parentId, row.comment.id))
+  await tx.delete(comments).where(eq(comments.id, row.comment.id))
+  if (!row.comment.internal) await adjustCount(tx, row.comment.postId, -1)
+  await recordEvent(tx, workspaceId, 'comment.deleted', { comment: toCommentResponse(row), post_id: row.comment.postId })
+}
+
+/** Every comment an end user wrote in the workspace, oldest first (their export and erasure). */
+export const commentsByEndUser = (db: Db | Tx, workspaceId: string, endUserId: string) =>
+  selectComments(db).where(and(eq(comments.workspaceId, workspaceId), eq(comments.authorEndUserId, endUserId))).orderBy(asc(comments.createdAt), asc(comments.id))

@@ -4,7 +4,8 @@ import { readPage } from '../../lib/paging.ts'
 import { WorkspaceSlugParams } from '../../lib/schema.ts'
 import { authPlugin } from '../../plugins/auth.ts'
 import { canSeeRevenue, demandSettings, revenueView, updateDemandSettings } from './demand.ts'
-import { CompanyDetail, CompanyListQuery, CompanyPage, CompanyParams, CompanyPut, CompanyResponse, DemandSettings, DemandSettingsUpdate } from './model.ts'
+import { CompanyDetail, CompanyListQuery, CompanyPage, CompanyParams, CompanyPut, CompanyResponse, CompanyUserParams, DemandSettings, DemandSettingsUpdate } from './model.ts'
+import { findEndUser } from '../end-users/records-service.ts'
 import * as companies from './service.ts'
 
 const tags = ['Companies']
@@ -60,6 +61,30 @@ export const companiesModule = (ctx: AppContext) =>
       workspace: { scope: 'companies:write' },
       response: { 204: t.Void() },
       detail: { operationId: 'deleteCompany', tags, summary: 'Delete a company', description: 'Its end users stay (unlinked); its share of every post\'s `demand` goes in the same transaction. Unknown: 404.' },
+    })
+    .put('/companies/:company_id/users/:end_user_id', async ({ workspace, caller, member, params, set }) => {
+      const [company, endUser] = await Promise.all([companies.findCompany(ctx.db, workspace.id, params.company_id), findEndUser(ctx.db, workspace.id, params.end_user_id)])
+      set.status = (await companies.linkEndUser(ctx.db, company, endUser.id, true)) ? 201 : 200
+      const { users } = await companies.companyWithUsers(ctx.db, workspace.id, company.id)
+      return companies.toCompanyResponse(company, users, canSeeRevenue(workspace, caller, member))
+    }, {
+      params: CompanyUserParams,
+      workspace: { scope: 'companies:write' },
+      response: { 200: CompanyResponse, 201: CompanyResponse },
+      detail: {
+        operationId: 'linkCompanyUser', tags, summary: 'Add an end user to a company',
+        description: `201 when linked, 200 when they already were. The end user by \`eu_\` id or your id for them, the company by your id or \`co_\` id; either unknown (or of another workspace) is 404. Their verified votes join the company's share of each post's \`demand\` in the same transaction. An identify token that carries \`company\`/\`companies\` sets the user's companies to exactly those; one without leaves links made here. ${REVENUE}`,
+      },
+    })
+    .delete('/companies/:company_id/users/:end_user_id', async ({ workspace, params, set }) => {
+      const [company, endUser] = await Promise.all([companies.findCompany(ctx.db, workspace.id, params.company_id), findEndUser(ctx.db, workspace.id, params.end_user_id)])
+      await companies.linkEndUser(ctx.db, company, endUser.id, false)
+      set.status = 204
+    }, {
+      params: CompanyUserParams,
+      workspace: { scope: 'companies:write' },
+      response: { 204: t.Void() },
+      detail: { operationId: 'unlinkCompanyUser', tags, summary: 'Remove an end user from a company', description: "204 whether or not they were linked; an unknown company or end user is 404. The company's share of the user's votes leaves each post's `demand` in the same transaction." },
     })
     .get('/demand-settings', ({ workspace }) => demandSettings(workspace), {
       params: WorkspaceSlugParams,

@@ -68,6 +68,11 @@ export const CompanyParams = t.Object({
   company_id: t.String({ minLength: 1, maxLength: 128, description: 'Your external id, or the `co_` id', examples: ['cust-981'] }),
 })
 
+export const CompanyUserParams = t.Object({
+  ...CompanyParams.properties,
+  end_user_id: t.String({ minLength: 1, maxLength: 255, description: 'The `eu_` id, or your own id for the person (the `sub` of your identify token)', examples: ['user-1234'] }),
+})
+
 export const DemandSettings = t.Object({
   currency: Currency,
   plan_weights: t.Record(t.String({ minLength: 1, maxLength: 64 }), t.Number({ minimum: 0, maximum: 1000 }), { maxProperties: 100, description: 'Plan name → weight of a verified vote from a user of a company on that plan (a user in several companies weighs by the highest)' }),

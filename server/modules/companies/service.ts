@@ -108,6 +108,17 @@ export async function setEndUserCompanies(tx: Tx, workspaceId: string, endUserId
   if (added.length) await tx.insert(endUserCompanies).values(added.map((companyId) => ({ endUserId, companyId }))).onConflictDoNothing()
 }
 
+/**
+ * Links (or unlinks) an end user to a company from the API; the demand triggers move the user's verified
+ * votes onto (off) the company's share. Answers whether anything changed.
+ */
+export async function linkEndUser(db: Db, company: CompanyRow, endUserId: string, linked: boolean) {
+  const rows = linked
+    ? await db.insert(endUserCompanies).values({ endUserId, companyId: company.id }).onConflictDoNothing().returning({ id: endUserCompanies.endUserId })
+    : await db.delete(endUserCompanies).where(and(eq(endUserCompanies.endUserId, endUserId), eq(endUserCompanies.companyId, company.id))).returning({ id: endUserCompanies.endUserId })
+  return rows.length > 0
+}
+
 export function toCompanyResponse(company: CompanyRow, users: number, showRevenue: boolean) {
   return {
     id: company.id,

@@ -69,6 +69,11 @@ const EVENTS: Partial<Record<EventType, { when: string; data: TSchema; example: 
     data: EndUserNotifiedData,
     example: { end_user: { id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8', external_id: 'user-1234', email: 'grace@customer.example', locale: 'de' }, emailed: true, posts: [{ post: { id: postId, title: 'Dark mode' }, status: { from: 'Open', to: 'Planned', message: 'Scheduled for March.', author: { type: 'team', name: 'Acme' } }, replies: [], merged_into: null }] },
   },
+  'end_user.erased': {
+    when: 'An end user was erased (DELETE /workspaces/{workspace_slug}/end-users/{end_user_id}): the data carries their id and how their posts and comments were handled, nothing else, so your systems can forget them too. Earlier events that named them now carry the deleted author instead.',
+    data: t.Object({ end_user: t.Object({ id: t.String() }), content: t.Union([t.Literal('anonymise'), t.Literal('delete')]) }),
+    example: { end_user: { id: 'eu_0mi9x2k3aq1b2c3d4e5f6g7h8' }, content: 'anonymise' },
+  },
   'post.duplicate_suggested': {
     when: 'A new post looked like an existing one (score 0.4 or more): the suggestion is open in GET /workspaces/{workspace_slug}/duplicate-suggestions.',
     data: t.Object({ suggestion: SuggestionResponse }),

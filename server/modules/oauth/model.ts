@@ -32,10 +32,15 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'companies:read': "See your customers' companies and their revenue (MRR)",
   'companies:write': 'Create, change and delete companies and how demand is counted',
   'imports:write': 'Import posts, votes, comments and people from other feedback tools, and read how imports went',
+  'end_users:read': "Read and export everything stored about one of your customers' end users (their e-mail address, posts, comments and votes)",
+  'end_users:write': "Erase one of your customers' end users for good, with their votes (and their posts and comments, or their name on them)",
 }
 
-/** A client that asks for no scope gets read access only: writing is something a user chooses to grant. */
-export const DEFAULT_SCOPES: string[] = SCOPES.filter((scope) => scope.endsWith(':read'))
+/**
+ * A client that asks for no scope gets read access only: writing is something a user chooses to grant.
+ * Reading end users' personal data (`end_users:read`) is never a default: a client asks for it by name.
+ */
+export const DEFAULT_SCOPES: string[] = SCOPES.filter((scope) => scope.endsWith(':read') && scope !== 'end_users:read')
 
 export const ConsentParams = t.Object({ request_id: t.String({ maxLength: 64, examples: ['ocr_0mi9x2k3aq1b2c3d4e5f6g7h8'] }) })
 export const GrantParams = t.Object({ family_id: t.String({ maxLength: 64, examples: ['ogf_0mi9x2k3aq1b2c3d4e5f6g7h8'] }) })
