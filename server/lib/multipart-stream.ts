@@ -13,6 +13,10 @@ const FIELD_LIMIT = 64 * 1024
 const HEADER_LIMIT = 16 * 1024
 const CRLFCRLF = Buffer.from('\r\n\r\n')
 
+/** The chunks of a body; none for a request without one (a bare `new ReadableStream()` never closes, so reading it would hang). */
+const chunksOf = (body: ReadableStream<Uint8Array> | null): AsyncIterable<Uint8Array> =>
+  (body ?? new ReadableStream({ start: (controller) => controller.close() })) as unknown as AsyncIterable<Uint8Array>
+
 /** Streams `body` (a whole file, not multipart) into a temporary file under `directory`; 413 past `maxBytes`. */
 export async function streamToFile(body: ReadableStream<Uint8Array> | null, directory: string, maxBytes: number): Promise<StreamedPart> {
   await mkdir(directory, { recursive: true })
@@ -20,7 +24,7 @@ export async function streamToFile(body: ReadableStream<Uint8Array> | null, dire
   const sink = Bun.file(path).writer()
   let size = 0
   try {
-    for await (const chunk of (body ?? new ReadableStream()) as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of chunksOf(body)) {
       size += chunk.byteLength
       if (size > maxBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes`)
       sink.write(chunk)
@@ -72,7 +76,7 @@ export async function streamMultipart(request: Request, directory: string, maxFi
     part = null
   }
   try {
-    for await (const chunk of (request.body ?? new ReadableStream()) as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of chunksOf(request.body)) {
       buffer = buffer.length ? Buffer.concat([buffer, chunk]) : Buffer.from(chunk)
       for (;;) {
         if (state === 'preamble' || state === 'body') {

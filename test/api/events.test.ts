@@ -32,8 +32,8 @@ async function newPost(title: string) {
 }
 
 describe('happy', () => {
-  test('webhooks, notifications, chat and post subscribers are the subscribers, listed once', () => {
-    expect(SUBSCRIBERS.map((subscriber) => subscriber.name)).toEqual(['webhooks', 'notifications', 'chat', 'post-subscribers'])
+  test('webhooks, notifications, chat, post subscribers and duplicate checks are the subscribers, listed once', () => {
+    expect(SUBSCRIBERS.map((subscriber) => subscriber.name)).toEqual(['webhooks', 'notifications', 'chat', 'post-subscribers', 'duplicate-checks'])
   })
 
   test('one dispatch hands a queued event to every subscriber in one transaction and dequeues it', async () => {

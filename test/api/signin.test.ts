@@ -135,7 +135,7 @@ describe('/accept-invite (the e-mailed invitation link)', () => {
     const landing = await client.get(`/accept-invite?token=${token}&workspace=${ws.slug}`)
     expect(landing.status).toBe(200)
     expect(landing.headers.get('cache-control')).toBe('no-store')
-    expect(landing.body).toContain('Accept invitation')
+    expect(landing.body).toContain('<button type="submit">Accept</button>')
     expect((await form(client, '/accept-invite', { csrf: hiddenField(landing.body, 'csrf'), token, workspace: ws.slug, name: '' })).status).toBe(422)
     expect((await form(client, '/accept-invite', { csrf: 'forged', token, workspace: ws.slug, name: 'Ada' })).status).toBe(403)
     const again = await client.get(`/accept-invite?token=${token}&workspace=${ws.slug}`)

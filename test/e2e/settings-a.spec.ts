@@ -47,7 +47,7 @@ test('an owner invites a colleague who accepts from the e-mail, creates a key an
   const link = /https?:\/\/\S*accept-invite\S*/.exec(await lastMail(invitee))![0]
   const colleague = await (await browser.newContext()).newPage()
   await colleague.goto(link)
-  await colleague.getByLabel('Your name (the team sees it)').fill('Linus')
+  await colleague.getByLabel('Your name').fill('Linus')
   await colleague.getByRole('button', { name: 'Accept' }).click()
   await expect(colleague.getByRole('heading', { level: 1, name: 'Inbox' })).toBeVisible()
   await owner.reload()
