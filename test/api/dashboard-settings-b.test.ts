@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
+import { and, eq, ne } from 'drizzle-orm'
 import { boards, chatChannelMappings, emailOutbox, integrations, labels, notificationSubscriptions, postLabels, posts, statuses, users, workspaces } from '../../server/db/schema/index.ts'
 import { CHAT_CLIENT, startFakeChat } from '../helpers/chat-provider.ts'
 import { addMember, boardFixture, labelFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -251,8 +251,10 @@ describe('integrations', () => {
     expect((await submit(member, 'integrations', '/chat/install', {})).status).toBe(403)
     const sub = await submit(member, 'integrations', '/subscriptions', { channel: 'email', events: ['post.created'] })
     expect(sub.status).toBe(303)
-    const rows = await h.db.select().from(notificationSubscriptions).where(eq(notificationSubscriptions.workspaceId, ws.id))
-    expect(rows.map((r) => [r.channel, r.events])).toEqual([['email', ['post.created']]])
+    // The member's own subscription (the owner's default daily digest is the owner's).
+    const rows = await h.db.select().from(notificationSubscriptions).where(and(eq(notificationSubscriptions.workspaceId, ws.id), ne(notificationSubscriptions.userId, ws.ownerId)))
+    expect(rows.map((r) => [r.channel, r.delivery, r.events])).toEqual([['email', 'instant', ['post.created']]])
+    expect(page).toContain('Subscribe by daily e-mail digest')
     expect((await submit(member, 'integrations', '/subscriptions', { channel: 'email', events: ['post.created'] })).status).toBe(409)
   })
 

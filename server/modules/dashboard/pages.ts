@@ -2,6 +2,7 @@ import { html, type HtmlValue, type SafeHtml } from '../../lib/html.ts'
 import { ASSETS } from '../portal/assets.ts'
 import type { PostResponseBody } from '../posts/queries.ts'
 import type { InboxItem } from '../inbox/queries.ts'
+import { DASHBOARD, postPath, wsPath } from './links.ts'
 
 // The dashboard's server-rendered pages: every action is a plain form (POST, then a redirect), so each
 // works without script. Every value goes through `html` (escaped); the only stylesheet is the portal's.
@@ -16,11 +17,9 @@ export interface Shell {
   error?: string
 }
 
-export const DASHBOARD = '/dashboard'
 /** The settings pages of issue 35 (settings/*.ts), one nav entry each. */
 const SETTINGS_NAV = [['members', 'Members'], ['api-keys', 'API keys'], ['webhooks', 'Webhooks'], ['widget', 'Widget'], ['boards', 'Boards'], ['integrations', 'Integrations'], ['branding', 'Branding'], ['data', 'Workspace data'], ['account', 'Account']] as const
-export const wsPath = (slug: string) => `${DASHBOARD}/${slug}`
-export const postPath = (slug: string, postId: string) => `${wsPath(slug)}/posts/${postId}`
+export { DASHBOARD, postPath, wsPath }
 
 export function page(shell: Shell, content: HtmlValue): SafeHtml {
   const nav = shell.slug
