@@ -1,5 +1,7 @@
 import type { AppContext } from '../../context.ts'
-import { ApiError, forbidden } from '../../errors.ts'
+import { ApiError } from '../../errors.ts'
+import { html } from '../../lib/html.ts'
+import { requireRole as requireApiRole, roleAllows } from '../../plugins/auth.ts'
 import type { Role } from '../../db/schema/index.ts'
 import { checkCsrf, errorPage, seeOther, viewerOf, workspaceViewer, type Viewer, type WorkspaceViewer } from './context.ts'
 
@@ -20,12 +22,13 @@ export const noticeOf = (query: Record<string, string | undefined>) => (typeof q
 export const hidden = { detail: { hide: true } }
 export const formRoute = { parse: 'urlencoded' as const, ...hidden }
 
-const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 }
-export const hasRole = (viewer: WorkspaceViewer, role: Role) => RANK[viewer.member.role] >= RANK[role]
-/** The API's role rule for a page or action: the same 403 the route answers. */
-export function requireRole(viewer: WorkspaceViewer, role: Role) {
-  if (!hasRole(viewer, role)) throw role === 'owner' ? new ApiError('OWNER_ONLY', 'Only the workspace owner can do this') : forbidden(`This needs the ${role} role`)
-}
+/** The API's role rule (plugins/auth.ts), for a page's viewer: the same 403 the route answers. */
+export const hasRole = (viewer: WorkspaceViewer, role: Role) => roleAllows(viewer.member.role, role)
+export const requireRole = (viewer: WorkspaceViewer, role: Role) => requireApiRole(viewer.member.role, role)
+/** A form's CSRF field. */
+export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
+/** The first reason of a refusal, in words for the page. */
+export const messageOf = (error: ApiError) => error.issues?.[0]?.msg ?? error.message
 
 export function dashboardGuards(ctx: AppContext) {
   const signInRedirect = (request: Request) => seeOther(`/signin?${new URLSearchParams({ return_to: new URL(request.url).pathname })}`)

@@ -9,6 +9,7 @@ import { requireRole, roleAllows } from '../../../plugins/auth.ts'
 import { checkCsrf, dashboardHtml, errorPage, seeOther, viewerOf, workspaceViewer, type WorkspaceViewer } from '../context.ts'
 import { page, wsPath, type Shell } from '../pages.ts'
 import { dashboardScript } from '../script.ts'
+import { messageOf } from '../guard.ts'
 
 // What every settings page shares (issue 35; docs/dashboard.md): who may look and act (the API's own
 // role rule, `requireRole`), CSRF on every form, the subscription gate on writes, Post/Redirect/Get with
@@ -18,10 +19,7 @@ export type Form = Record<string, unknown>
 export type SettingsSection = 'boards' | 'integrations' | 'branding' | 'data' | 'account'
 
 export const settingsPath = (slug: string, section: SettingsSection) => `${wsPath(slug)}/settings/${section}`
-export const hidden = { detail: { hide: true } }
-export const formText = (value: unknown) => (typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : '')
-export const formList = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : typeof value === 'string' ? [value] : [])
-export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
+export { csrfField, hidden, list as formList, messageOf, text as formText } from '../guard.ts'
 
 /** What a re-rendered page carries after a refused form. */
 export interface Refusal { notice?: string; error?: string; field?: string; typed?: Record<string, string>; status?: number }
@@ -38,7 +36,6 @@ export async function settingsPage(viewer: WorkspaceViewer, title: string, refus
 export const invalidIf = (refusal: Refusal, field: string) => (refusal.field === field ? html` aria-invalid="true" aria-describedby="form-error"` : '')
 
 /** A refusal's message for the page: the first validation issue's words, else the error's. */
-export const messageOf = (error: ApiError) => error.issues?.[0]?.msg ?? error.message
 const fieldOf = (error: ApiError) => {
   const last = error.issues?.[0]?.loc.at(-1)
   return typeof last === 'string' ? last : undefined

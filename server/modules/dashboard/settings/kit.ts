@@ -11,9 +11,7 @@ import type { WorkspaceViewer } from '../context.ts'
 // the confirmation that names what a destructive form destroys, and rendering with the dashboard shell.
 
 export const settingsPath = (slug: string, section: string) => `${wsPath(slug)}/settings/${section}`
-export const csrfInput = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
-export const hidden = { detail: { hide: true } }
-export const urlencoded = { parse: 'urlencoded' as const, ...hidden }
+export { csrfField as csrfInput, formRoute as urlencoded, hidden, messageOf, noticeOf } from '../guard.ts'
 
 /** A secret in the one answer that shows it: selectable without script, a Copy button with it, and the warning. */
 export const secretBox = (id: string, label: string, value: string, warning: string) => html`<div class="secret" role="region" aria-labelledby="${id}-label">
@@ -28,7 +26,6 @@ export function requireConfirmation(body: Form, what: string) {
 }
 
 /** The first message of an API error, as a form shows it. */
-export const messageOf = (error: ApiError) => error.issues?.[0]?.msg ?? error.message
 /** Errors a form shows on its page; a 404 or a stale form is its own page. */
 export const isFormError = (error: unknown): error is ApiError => error instanceof ApiError && error.status !== 404 && error.code !== 'CSRF_REJECTED'
 
@@ -48,4 +45,3 @@ export async function widgetPreviewPage(viewer: WorkspaceViewer, title: string, 
   return htmlResponse(page(shell, content).value, { scripts: ["'self'"], styles: ["'unsafe-inline'"] }, { status: rendered.status ?? 200, headers: { 'cache-control': 'no-store', vary: 'Cookie' } })
 }
 
-export const noticeOf = (query: Record<string, string | undefined>) => (typeof query.done === 'string' ? query.done.slice(0, 200) : undefined)
