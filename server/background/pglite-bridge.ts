@@ -61,6 +61,9 @@ export function serveDatabase(pglite: PGlite, post: (answer: BridgeAnswer) => vo
         const begun = new Promise<void>((resolve) => (opened = resolve))
         const finished = pglite.transaction(async (handle) => {
           const commit = await new Promise<boolean>((end) => {
+            // A begin queued behind another transaction can open after its worker died: it would hold
+            // PGlite's one connection for good, so it rolls back at once.
+            if (gone) return end(false)
             open.set(tx, { tx: handle, end })
             opened()
           })

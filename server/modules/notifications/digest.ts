@@ -63,7 +63,9 @@ function digestText(ctx: BackgroundContext, first: DigestRow, events: Notificati
 async function sendDigest(ctx: BackgroundContext, group: DigestRow[]) {
   const first = group[0]!
   const rest = await sweepRest(ctx, first, group.map((row) => row.event.id))
-  const events = [...group.map((row) => row.event), ...rest].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+  const events = [...group.map((row) => row.event), ...rest]
+    // Oldest first: one dispatch writes a batch's rows with one created_at, and event ids grow with time.
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.eventId.localeCompare(b.eventId))
   const ids = events.map((event) => event.id)
   const newPosts = events.filter((event) => event.eventType === 'post.created').length
   const subject = newPosts === events.length ? `${newPosts} new ${newPosts === 1 ? 'post' : 'posts'}` : `${events.length} updates`
