@@ -18,7 +18,7 @@ export const teamSettingsPages = (ctx: AppContext) => new Elysia({ name: 'dashbo
   .use(webhooksSettings(ctx))
   .use(widgetSettings(ctx))
 
-/** The rest of them: boards, branding, integrations, workspace data, account (mounted by app.ts; CONTRACT.md section 19). */
+/** The rest of them: boards, branding, integrations, workspace data, account (mounted by app.ts; docs/dashboard.md). */
 export const settingsModule = (ctx: AppContext) =>
   new Elysia({ name: 'dashboard-settings' })
     .use(requestPlugin(ctx))

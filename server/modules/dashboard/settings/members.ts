@@ -11,7 +11,7 @@ import { membersView } from './members-view.ts'
 
 // Members (issue 35, page 1) over the members service, with the API's role rules: any member sees the
 // list; admins invite, resend, revoke, change roles and remove; anyone may leave; the owner hands over
-// ownership. The e-mailed invitation lands on /accept-invite (CONTRACT section 19; server/modules/signin).
+// ownership. The e-mailed invitation lands on /accept-invite (docs/dashboard.md; the page is in server/modules/signin).
 
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
 const ROLES = ['member', 'admin'] as const
