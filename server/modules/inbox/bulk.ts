@@ -4,16 +4,11 @@ import type { Caller } from '../../plugins/auth.ts'
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { getPost } from '../posts/queries.ts'
 import { deletePost, mergePost } from '../posts/service.ts'
-import { editPosts, type BulkItem } from './bulk-edit.ts'
+import { editPosts, type BulkEdit, type BulkItem } from './bulk-edit.ts'
 
-export interface BulkInput {
+/** The edits bulk-edit.ts applies set-based, or a merge or a delete, for each of `post_ids`. */
+export interface BulkInput extends BulkEdit {
   post_ids: string[]
-  status?: string
-  status_message?: string
-  add_labels?: string[]
-  remove_labels?: string[]
-  owner_user_id?: string | null
-  board_slug?: string
   merge_into_post_id?: string
   delete?: true
 }
