@@ -69,7 +69,14 @@ test('a new team\'s first day with the keyboard (JavaScript on, in-place updates
   await setUp(page, slug)
 
   for (const title of ['CSV export', 'SSO login', 'Dark theme please']) await widgetPost(slug, title, `fan-${title.length}@customer.example`)
-  const first = await widgetPost(slug, 'Dark mode', `voter-${stamp}@customer.example`)
+  const voter = `voter-${stamp}@customer.example`
+  const first = await widgetPost(slug, 'Dark mode', voter)
+  // The customer confirms the address from the e-mail the widget's post sent: a confirmed voter hears back.
+  const confirmation = await lastMail(voter)
+  const mailbox = await page.context().newPage()
+  await mailbox.goto(/https?:\/\/\S*[?&]token=[A-Za-z0-9_-]+/.exec(confirmation)![0])
+  await expect(mailbox.locator('body')).toContainText(/confirmed/i)
+  await mailbox.close()
   await page.reload()
   const rows = page.locator('table.inbox tbody tr')
   await expect(rows).toHaveCount(4)
@@ -101,6 +108,10 @@ test('a new team\'s first day with the keyboard (JavaScript on, in-place updates
   expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1)
   const changed = (await stored(slug, 'Dark mode')).events.filter((event: { type: string }) => event.type === 'status.changed')
   expect(changed.map((event: { data: { message: string } }) => event.data.message)).toEqual(['On the roadmap for next month'])
+  // The voter's e-mail, through the real SMTP server: the new status and the team's message.
+  const statusMail = await lastMail(voter, confirmation, 30_000)
+  expect(statusMail).toContain('Planned')
+  expect(statusMail).toContain('On the roadmap for next month')
 
   // Merge the duplicate into it: open it from the inbox, `m`, search by title.
   await page.goto(`${APP}/dashboard/${slug}`)
@@ -160,6 +171,8 @@ test('a new team\'s first day with the keyboard (JavaScript on, in-place updates
   await page.keyboard.press('Enter')
   await expect(page.getByRole('status')).toContainText('Published')
   await expect(page.getByRole('button', { name: 'Unpublish' })).toBeVisible()
+  // The voter of the linked post hears that it shipped.
+  expect(await lastMail(voter, statusMail, 30_000)).toContain('Dark mode is here')
   expect((await stored(slug, 'Dark mode')).post.statusId).not.toBe((await stored(slug, 'SSO login')).post.statusId)
 
   if (process.env.CHORUS_SCREENSHOT) {

@@ -29,8 +29,7 @@ import { CHAT_CLIENT, startFakeChat } from '../helpers/chat-provider.ts'
 import { E2E_APP_ORIGIN, E2E_APP_PORT, E2E_HOST_ORIGIN, E2E_HOST_PORT } from './ports.ts'
 import type { SeedOptions, SeedPost } from './widget-helpers.ts'
 import { settingsHost } from './settings-host.ts'
-import { startEventDispatcher } from '../../server/background/dispatcher.ts'
-import { startWebhookRunner } from '../../server/background/delivery-runner.ts'
+import { startBackground } from '../../server/background/supervisor.ts'
 
 await buildWidget({ write: true })
 const smtp = await startSmtp()
@@ -51,6 +50,8 @@ const config = getConfig({
   SECRET_KEY: 'e2e-secret-key-that-is-long-enough-0123456789',
   LOG_LEVEL: 'warn',
   RATE_LIMIT_PER_IP: '100000',
+  // Subscribers' e-mails leave after a second of quiet instead of a minute, so a spec can wait for them.
+  NOTIFY_BATCH_SECONDS: '1',
   // The settings spec's webhook receiver is on this machine (the host origin).
   WEBHOOK_ALLOW_PRIVATE: 'true',
 })
@@ -58,9 +59,9 @@ const database = openDatabase(config.databaseUrl, config.dataDir)
 await database.migrate()
 const { app, ctx } = await createApp({ config, database })
 app.listen({ port: E2E_APP_PORT, hostname: '127.0.0.1' })
-// Webhook delivery as in a server process: the dispatcher fans events out, the runner's loop sends them.
-startEventDispatcher({ db: ctx.db, log: ctx.log, listenForWork: database.listenForWork })
-void startWebhookRunner(ctx, { databaseUrl: config.databaseUrl }).then((runner) => runner.ready())
+// Background work as in a server process: the worker thread dispatches events, delivers webhooks and sends
+// the e-mails to subscribers (the voter's e-mail in dashboard.spec.ts).
+await startBackground(ctx).ready()
 
 /** None of it may reach the widget. */
 const HOSTILE_CSS = `

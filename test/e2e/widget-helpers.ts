@@ -30,9 +30,9 @@ export async function stored(workspace: string, title: string) {
   return response.json() as Promise<{ post: any; author: any; events: { type: string; data: any }[] }>
 }
 
-/** The plain text of the newest e-mail the SMTP server received for `to`, waiting for it a few seconds. */
-export async function lastMail(to: string, after = ''): Promise<string> {
-  for (let i = 0; i < 50; i++) {
+/** The plain text of the newest e-mail the SMTP server received for `to`, waiting for it up to `waitMs`. */
+export async function lastMail(to: string, after = '', waitMs = 5000): Promise<string> {
+  for (let i = 0; i < waitMs / 100; i++) {
     const { text } = await (await fetch(`${E2E_HOST_ORIGIN}/__e2e/mail?to=${encodeURIComponent(to)}`)).json() as { text: string | null }
     if (text && text !== after) return text
     await new Promise((resolve) => setTimeout(resolve, 100))
