@@ -1,5 +1,6 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { asc, eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context.ts'
+import { rowsOf } from '../../db/client.ts'
 import { boards, labels, members, statusChanges, statuses, users } from '../../db/schema/index.ts'
 import { ApiError, notFound } from '../../errors.ts'
 import { htmlResponse } from '../../lib/http-headers.ts'
@@ -47,21 +48,16 @@ export function errorPage(error: ApiError, csrf = '') {
   return dashboardHtml(page({ title, csrf }, html`<h1>${title}</h1><p>${error.issues?.[0]?.msg ?? error.message}</p><p><a href="/dashboard">Back to your workspaces</a></p>`), error.status)
 }
 
-/** The names the pages offer in their selects: statuses in workflow order, labels, boards, active members. */
+/** The names the pages offer in their selects: statuses in workflow order, labels, boards, active members (one statement). */
 export async function workspaceChoices(ctx: AppContext, workspaceId: string) {
-  const [statusRows, labelRows, boardRows, memberRows] = await Promise.all([
-    ctx.db.select({ name: statuses.name }).from(statuses).where(eq(statuses.workspaceId, workspaceId)).orderBy(asc(statuses.position)),
-    ctx.db.select({ slug: labels.slug }).from(labels).where(eq(labels.workspaceId, workspaceId)).orderBy(asc(labels.slug)),
-    ctx.db.select({ slug: boards.slug }).from(boards).where(eq(boards.workspaceId, workspaceId)).orderBy(asc(boards.slug)),
-    ctx.db.select({ id: users.id, name: users.name, email: users.email }).from(members).innerJoin(users, eq(users.id, members.userId))
-      .where(and(eq(members.workspaceId, workspaceId), eq(members.status, 'active'))).orderBy(asc(users.email)),
-  ])
-  return {
-    statuses: statusRows.map((row) => row.name),
-    labels: labelRows.map((row) => row.slug),
-    boards: boardRows.map((row) => row.slug),
-    members: memberRows.map((row) => ({ id: row.id, name: row.name || row.email })),
-  }
+  const [row] = rowsOf<{ statuses: string[] | null; labels: string[] | null; boards: string[] | null; members: { id: string; name: string }[] | null }>(await ctx.db.execute(sql`select
+    (select array_agg(${statuses.name} order by ${statuses.position}) from ${statuses} where ${statuses.workspaceId} = ${workspaceId}) as statuses,
+    (select array_agg(${labels.slug} order by ${labels.slug}) from ${labels} where ${labels.workspaceId} = ${workspaceId}) as labels,
+    (select array_agg(${boards.slug} order by ${boards.slug}) from ${boards} where ${boards.workspaceId} = ${workspaceId}) as boards,
+    (select json_agg(json_build_object('id', ${users.id}, 'name', coalesce(nullif(${users.name}, ''), ${users.email})) order by ${users.email})
+       from ${members} join ${users} on ${users.id} = ${members.userId}
+       where ${members.workspaceId} = ${workspaceId} and ${members.status} = 'active') as members`))
+  return { statuses: row?.statuses ?? [], labels: row?.labels ?? [], boards: row?.boards ?? [], members: row?.members ?? [] }
 }
 
 export async function statusHistory(ctx: AppContext, postId: string) {
