@@ -2,7 +2,7 @@
 // local id map (external_refs). Every statement takes a whole batch as one JSON parameter, so a batch of
 // 500 records costs a handful of round trips on both drivers.
 import { sql } from 'drizzle-orm'
-import { rowsOf, type Tx } from '../../db/client.ts'
+import { anyOf, rowsOf, type Tx } from '../../db/client.ts'
 import { newId } from '../../lib/ids.ts'
 import { slugify } from '../labels/service.ts'
 import { KIND_BY_STATUS_NAME, type BoardSpec, type Person, type StatusKindName } from './records.ts'
@@ -39,7 +39,7 @@ export async function refsFor(t: Target, kind: string, externalIds: string[]): P
   const ids = [...new Set(externalIds)]
   if (!ids.length) return new Map()
   const rows = rowsOf<{ external_id: string; local_id: string }>(await t.tx.execute(sql`select external_id, local_id from external_refs
-    where workspace_id = ${t.workspaceId} and source = ${t.source} and kind = ${kind} and external_id in (select jsonb_array_elements_text(${json(ids)}))`))
+    where workspace_id = ${t.workspaceId} and source = ${t.source} and kind = ${kind} and ${anyOf(sql`external_id`, ids)}`))
   return new Map(rows.map((row) => [row.external_id, row.local_id]))
 }
 
@@ -72,9 +72,10 @@ export async function resolvePeople(t: Target, people: Person[], counted = true)
   if (!open.length) return found
   const externalIds = open.flatMap(([, person]) => (person.externalId ? [person.externalId] : []))
   const emails = open.flatMap(([, person]) => (person.email ? [person.email] : []))
+  // Two index scans (end_users_external_key, end_users_anonymous_email_key), not one OR the planner may scan the table for.
   const existing = rowsOf<{ id: string; external_id: string | null; email: string | null }>(await t.tx.execute(sql`select id, external_id, email from end_users
-    where workspace_id = ${t.workspaceId} and (external_id in (select jsonb_array_elements_text(${json(externalIds)}))
-      or (external_id is null and email in (select jsonb_array_elements_text(${json(emails)}))))`))
+    where workspace_id = ${t.workspaceId} and ${anyOf(sql`external_id`, externalIds)}
+    union all select id, external_id, email from end_users where workspace_id = ${t.workspaceId} and external_id is null and ${anyOf(sql`email`, emails)}`))
   const byExternal = new Map(existing.filter((row) => row.external_id).map((row) => [row.external_id!, row.id]))
   const byEmail = new Map(existing.filter((row) => !row.external_id && row.email).map((row) => [row.email!, row.id]))
   const created: object[] = []
@@ -146,7 +147,7 @@ export async function resolveBoards(t: Target, boards: BoardSpec[], counted = fa
 export async function resolveLabels(t: Target, names: string[]): Promise<Map<string, string>> {
   const wanted = new Map(names.map((name) => [slugify(name), name]).filter(([slug]) => slug) as [string, string][])
   if (!wanted.size) return new Map()
-  const existing = rowsOf<{ id: string; slug: string }>(await t.tx.execute(sql`select id, slug from labels where workspace_id = ${t.workspaceId} and slug in (select jsonb_array_elements_text(${json([...wanted.keys()])}))`))
+  const existing = rowsOf<{ id: string; slug: string }>(await t.tx.execute(sql`select id, slug from labels where workspace_id = ${t.workspaceId} and ${anyOf(sql`slug`, [...wanted.keys()])}`))
   const found = new Map(existing.map((row) => [row.slug, row.id]))
   const created = [...wanted].filter(([slug]) => !found.has(slug)).map(([slug, name]) => ({ id: newId('label'), workspace_id: t.workspaceId, slug, name }))
   await insertRows(t.tx, 'labels', [['id', 'text'], ['workspace_id', 'text'], ['slug', 'text'], ['name', 'text']], created)
