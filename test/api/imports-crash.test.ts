@@ -30,7 +30,7 @@ function csv() {
   return lines.join('\n') + '\n'
 }
 
-describe('an import killed mid-way (real server processes on PostgreSQL)', () => {
+describe('imports in real processes on PostgreSQL', () => {
   let database: Database
   let databaseUrl: string
   let drop: () => Promise<void>
@@ -145,4 +145,25 @@ describe('an import killed mid-way (real server processes on PostgreSQL)', () =>
       await server.child.exited
     }
   }, 120_000)
+
+  test('npm run import takes Fider\'s backup.zip, and names what is wrong with a zip that is not one', async () => {
+    const run = async (file: string) => {
+      const child = Bun.spawn([process.execPath, 'scripts/import.ts', '--workspace', 'whole', '--from', 'fider', file], {
+        cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE, DATA_DIR: dataDir, TEST_POSTGRES_URL: '' }, stdout: 'pipe', stderr: 'pipe',
+      })
+      return { code: await child.exited, stdout: await new Response(child.stdout).text(), stderr: await new Response(child.stderr).text() }
+    }
+    const done = await run('test/fixtures/imports/fider-backup.zip')
+    expect(done.code).toBe(0)
+    const body = JSON.parse(done.stdout)
+    expect(body.status).toBe('completed')
+    expect(body.counts.posts.created).toBe(2)
+    expect(body.counts.votes.created).toBe(3)
+    const notBackup = join(dataDir, 'not-a-backup.zip')
+    const { zipSync, strToU8 } = await import('fflate')
+    await Bun.write(notBackup, zipSync({ 'readme.txt': strToU8('hello') }))
+    const refused = await run(notBackup)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('not a Fider backup: it has no tenants.json, users.json, posts.json, post_votes.json')
+  }, 60_000)
 })
