@@ -17,6 +17,20 @@ export interface Target {
   /** The board slug posts without one go to (the request's `board`). */
   defaultBoard?: string
   tally: Tally
+  /**
+   * Source ids already looked up or saved by this run (`kind\0external id` → local id), so the votes of
+   * 20,000 voters do not look each voter up again in every batch. Only committed or in-transaction rows
+   * enter it, and a run that fails drops it with itself; cleared past REF_CACHE_MAX entries (memory).
+   */
+  refCache?: Map<string, string>
+}
+
+const REF_CACHE_MAX = 200_000
+const cacheKey = (kind: string, externalId: string) => `${kind}\u0000${externalId}`
+function remember(t: Target, kind: string, pairs: Iterable<readonly [string, string]>) {
+  if (!t.refCache) return
+  if (t.refCache.size > REF_CACHE_MAX) t.refCache.clear()
+  for (const [external, local] of pairs) t.refCache.set(cacheKey(kind, external), local)
 }
 
 export function count(tally: Tally, name: string, what: 'created' | 'merged' | 'skipped', by = 1) {
@@ -36,16 +50,26 @@ export async function insertRows(tx: Tx, table: string, columns: [string, string
 
 /** Local ids of source ids already imported as `kind`. */
 export async function refsFor(t: Target, kind: string, externalIds: string[]): Promise<Map<string, string>> {
-  const ids = [...new Set(externalIds)]
-  if (!ids.length) return new Map()
+  const found = new Map<string, string>()
+  const missing: string[] = []
+  for (const id of new Set(externalIds)) {
+    const cached = t.refCache?.get(cacheKey(kind, id))
+    if (cached) found.set(id, cached)
+    else missing.push(id)
+  }
+  if (!missing.length) return found
   const rows = rowsOf<{ external_id: string; local_id: string }>(await t.tx.execute(sql`select external_id, local_id from external_refs
-    where workspace_id = ${t.workspaceId} and source = ${t.source} and kind = ${kind} and ${anyOf(sql`external_id`, ids)}`))
-  return new Map(rows.map((row) => [row.external_id, row.local_id]))
+    where workspace_id = ${t.workspaceId} and source = ${t.source} and kind = ${kind} and ${anyOf(sql`external_id`, missing)}`))
+  const pairs = rows.map((row) => [row.external_id, row.local_id] as const)
+  remember(t, kind, pairs)
+  for (const [external, local] of pairs) found.set(external, local)
+  return found
 }
 
 export async function saveRefs(t: Target, kind: string, pairs: [string, string][]) {
   await insertRows(t.tx, 'external_refs', [['workspace_id', 'text'], ['source', 'text'], ['kind', 'text'], ['external_id', 'text'], ['local_id', 'text'], ['import_id', 'text']],
     pairs.map(([external_id, local_id]) => ({ workspace_id: t.workspaceId, source: t.source, kind, external_id, local_id, import_id: t.importId })), sql`on conflict do nothing`)
+  remember(t, kind, pairs)
 }
 
 export const personKey = (person: Person) => person.ref ?? (person.externalId ? `x:${person.externalId}` : person.email ? `e:${person.email}` : null)
