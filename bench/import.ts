@@ -1,8 +1,9 @@
-// `npm run bench:import [-- --posts N]`: a CSV import of N posts (default 100,000) with 10 votes each
+// `npm run bench:import [-- --posts N]`: a CSV import of N posts (default 100,000; the scale knob) with 10 votes each
 // (1,000,000 votes from 20,000 voters) into a fresh PostgreSQL database, through the same check, job
 // row and runner as POST …/imports; rows per second and the process's peak RSS over its RSS before.
 // Raw baseline: COPY of the same posts and votes (the least work the rows need: no parsing in
 // JavaScript, no id map, no idempotency). Goals (issue 39): ≥ 5,000 posts/s, RSS growth < 100 MB.
+import { loadavg } from 'node:os'
 import { parseArgs } from 'node:util'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -106,6 +107,7 @@ await writeCsv()
 const chorusDb = await benchDatabase('bench_import')
 const copyDb = await benchDatabase('bench_import_copy')
 try {
+  const loadBefore = loadavg()[0]!
   const chorus = await chorusRun(chorusDb.url)
   const raw = await copyRun(copyDb.url)
   const rows = chorus.posts + chorus.votes
@@ -117,7 +119,7 @@ try {
     `| Chorus import (check + run) | ${chorus.seconds.toFixed(1)} | ${Math.round(chorus.posts / chorus.seconds).toLocaleString('en')} | ${Math.round(rows / chorus.seconds).toLocaleString('en')} | ${chorus.peakGrowthMb.toFixed(0)} MB |`,
     `| Raw: COPY of the same rows | ${raw.seconds.toFixed(1)} | ${Math.round(POSTS / raw.seconds).toLocaleString('en')} | ${Math.round((POSTS * (1 + VOTES_PER_POST) + VOTERS) / raw.seconds).toLocaleString('en')} | n/a |`,
     '',
-    `Ratio Chorus / COPY: ${(chorus.seconds / raw.seconds).toFixed(1)}×. Imported: ${chorus.posts} posts, ${chorus.votes} votes.`,
+    `Ratio Chorus / COPY: ${(chorus.seconds / raw.seconds).toFixed(1)}×. Imported: ${chorus.posts} posts, ${chorus.votes} votes. Load average (1 min) ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after, on ${navigator.hardwareConcurrency} cores.`,
   ]
   console.log(lines.join('\n'))
   await writeSection('Import: CSV posts with votes', lines)

@@ -1,4 +1,4 @@
-// `npm run import -- --workspace acme --from fider backup.json`: an operator's import, on the configured
+// `npm run import -- --workspace acme --from fider backup.zip`: an operator's import, on the configured
 // database (the same configuration as `npm start`), through the same checks, job row and runner as
 // POST /workspaces/{slug}/imports (docs/import.md). It runs the job itself and prints its progress; if
 // it dies, a server's background worker (or the next run of this command) resumes the job.
@@ -6,7 +6,8 @@
 //   --votes FILE --comments FILE   CSV only: the separate votes and comments files
 //   --board SLUG             board for posts that name none
 //   --dry-run                print what would be created, merged and skipped; write nothing
-// For Fider, the path may be the unzipped backup.zip directory: its table files are read as one object.
+// For Fider, the path is Fider's backup.zip (streamed, as over HTTP) or the directory it was unzipped to:
+// its table files are then read as one object.
 import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -16,12 +17,10 @@ import { imports } from '../server/db/schema/index.ts'
 import { ApiError } from '../server/errors.ts'
 import { streamToFile, type StreamedPart } from '../server/lib/multipart-stream.ts'
 import { createStorage } from '../server/lib/storage.ts'
+import { FIDER_TABLES } from '../server/modules/imports/fider.ts'
 import { claimImport, runImport } from '../server/modules/imports/runner.ts'
 import { IMPORT_MAX_BYTES, importTempDir, receiveImport, toImportResponse, workspaceIdBySlug } from '../server/modules/imports/service.ts'
 import { configOrExit, openMigratedDatabase } from '../server/startup.ts'
-
-/** The tables of Fider's backup.zip that an import reads, in the order written. */
-const FIDER_TABLES = ['users', 'tags', 'posts', 'post_tags', 'comments', 'post_votes']
 
 /** An unzipped Fider backup as one JSON object, streamed table file by table file. */
 function fiderDirectory(directory: string): ReadableStream<Uint8Array> {

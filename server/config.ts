@@ -30,6 +30,8 @@ export interface Config {
   smtpUrl: string | undefined
   /** Post updates to one end user wait this long for more before one e-mail goes out (docs/notifications.md). */
   notifyBatchSeconds: number
+  /** Records an import writes per transaction (docs/import.md#how-an-import-runs); small values only for tests. */
+  importBatchSize: number
   /** ... but never longer than this after the first of them, however long a burst lasts. */
   notifyBatchMaxSeconds: number
   /** The hour (UTC, 0-23) members' daily digests go out. */
@@ -223,6 +225,7 @@ export function getConfig(env: Env): Config {
     secretKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     notifyBatchSeconds: positiveNumber(env, 'NOTIFY_BATCH_SECONDS', 60),
+    importBatchSize: integer(env, 'IMPORT_BATCH_SIZE', 1000, 1, 10_000),
     notifyBatchMaxSeconds: positiveNumber(env, 'NOTIFY_BATCH_MAX_SECONDS', 900),
     notifyDigestHour: integer(env, 'NOTIFY_DIGEST_HOUR', 8, 0, 23),
     emailFrom,

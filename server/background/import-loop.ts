@@ -21,7 +21,7 @@ export function startImportLoop(ctx: BackgroundContext, owner: () => number): Wo
       }
       ctx.log.info('import started', { import_id: job.id, format: job.format })
       try {
-        const finished = await runImport(ctx.db, ctx.storage, job, owner())
+        const finished = await runImport(ctx.db, ctx.storage, job, owner(), { batchSize: ctx.config.importBatchSize })
         ctx.log.info(finished ? 'import finished' : 'import lease lost', { import_id: job.id })
       } catch (error) {
         ctx.log.error('import failed', { import_id: job.id, error: describeError(error) })

@@ -58,11 +58,14 @@ export function markEffectsOnCommit(db: Db): Db {
 }
 
 const crashAt = process.env.CHORUS_TEST_CRASH_AT
+const crashAfter = Number(process.env.CHORUS_TEST_CRASH_AFTER ?? 1)
+let reached = 0
 
 /**
  * Test hook: with CHORUS_TEST_CRASH_AT=<name> the process kills itself (SIGKILL, no clean-up) on reaching
- * that named point, so a test can restart it and check what the crash left. Read once, never set in production.
+ * that named point for the CHORUS_TEST_CRASH_AFTER-th time (default the first), so a test can restart it
+ * and check what the crash left. Read once, never set in production.
  */
 export function crashPoint(name: string) {
-  if (crashAt === name) process.kill(process.pid, 'SIGKILL')
+  if (crashAt === name && ++reached >= crashAfter) process.kill(process.pid, 'SIGKILL')
 }

@@ -3,6 +3,7 @@
 // ends with the rows of an uninterrupted one, and imported history makes no event, delivery or e-mail.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
+import { Zip, ZipDeflate } from 'fflate'
 import { rowsOf } from '../../server/db/client.ts'
 import { startImportLoop } from '../../server/background/import-loop.ts'
 import { LOCK_SPACE, lockOwnerSql, newOwner } from '../../server/background/leases.ts'
@@ -147,9 +148,10 @@ describe('CSV, three files', () => {
 })
 
 describe('Fider backup', () => {
-  test('users, tags, posts, comments and votes; deleted rows left out; Fider statuses by kind', async () => {
+  // backup.zip as Fider writes it (test/fixtures/imports/fider-backup.ts), and its tables as one JSON object.
+  test.each(['fider-backup.zip', 'fider.json'])('%s: users, tags, posts, comments and votes; deleted rows left out; Fider statuses by kind', async (file) => {
     const ws = await workspaceFixture(h)
-    const done = await importedAndDone(ws.owner, ws.slug, 'fider', { file: 'fider.json' })
+    const done = await importedAndDone(ws.owner, ws.slug, 'fider', { file })
     expect(done.counts.users.created).toBe(2)
     expect(done.counts.posts.created).toBe(2)
     expect(done.counts.labels.created).toBe(1)
@@ -160,7 +162,7 @@ describe('Fider backup', () => {
       (select count(*)::int from votes v join end_users e on e.id = v.end_user_id where v.post_id = p.id and e.verified_at is not null) as verified
       from posts p join statuses s on s.id = p.status_id where p.workspace_id = ${ws.id} order by p.title`))
     expect(posts).toEqual([{ title: 'Add search', kind: 'planned', vote_count: 2, verified: 2 }, { title: 'Faster pages', kind: 'complete', vote_count: 1, verified: 1 }])
-    const again = await importedAndDone(ws.owner, ws.slug, 'fider', { file: 'fider.json' })
+    const again = await importedAndDone(ws.owner, ws.slug, 'fider', { file })
     expect(Object.values(again.counts).reduce((sum: number, entity: any) => sum + entity.created, 0)).toBe(0)
   })
 })
@@ -235,6 +237,76 @@ describe('files that are not what they claim', () => {
     const res = await ws.owner.call('POST', `/api/v1/workspaces/${ws.slug}/imports?format=canny&dry_run=true`, { raw: Bun.file(`${FIXTURES}canny.json`), headers: { 'content-type': 'application/json' } })
     expect(res.status).toBe(200)
     expect(res.body.counts.posts.created).toBe(2)
+  })
+})
+
+describe('zips that are not a Fider backup', () => {
+  let ws: WorkspaceFixture
+  beforeAll(async () => {
+    ws = await workspaceFixture(h)
+  })
+  const backup = () => Bun.file(`${FIXTURES}fider-backup.zip`).bytes()
+  /** A zip of `entries`, each `size` bytes of zeros pushed a megabyte at a time (so a bomb is made without holding it). */
+  function zipOf(entries: Record<string, number | string>) {
+    const parts: Uint8Array[] = []
+    const zip = new Zip((error, chunk) => void (error ? Promise.reject(error) : parts.push(chunk)))
+    for (const [name, content] of Object.entries(entries)) {
+      const entry = new ZipDeflate(name, { level: 9 })
+      zip.add(entry)
+      if (typeof content === 'string') entry.push(new TextEncoder().encode(content), true)
+      else for (let left = content; left > 0; left -= 1 << 20) entry.push(new Uint8Array(Math.min(left, 1 << 20)), left <= 1 << 20)
+    }
+    zip.end()
+    return new Blob(parts as BlobPart[])
+  }
+  const refused = async (file: Blob, format = 'fider') => {
+    const res = await upload(ws.owner, ws.slug, format, { file })
+    expect(res.status).toBe(422)
+    expect(res.body.code).toBe('VALIDATION_ERROR')
+    return JSON.stringify(res.body.detail)
+  }
+
+  test('a truncated backup.zip is 422 saying so, for a dry run too', async () => {
+    const bytes = await backup()
+    expect(await refused(new Blob([bytes.subarray(0, Math.floor(bytes.length / 2))]))).toContain('truncated')
+    const dry = await upload(ws.owner, ws.slug, 'fider', { file: new Blob([bytes.subarray(0, 1500)]) }, { dry_run: 'true' })
+    expect(dry.status).toBe(422)
+    expect(await count('imports', ws.id)).toBe(0)
+  })
+
+  test('a zip bomb (120 KB that inflates to 101 MB) is refused at the 100 MB limit', async () => {
+    const bomb = zipOf({ 'tenants.json': '[]', 'users.json': '[]', 'posts.json': 101 * 1024 * 1024 })
+    expect(bomb.size).toBeLessThan(200 * 1024)
+    expect(await refused(bomb)).toContain('inflates to more than 100 MB')
+    expect(await count('imports', ws.id)).toBe(0)
+  }, 90_000)
+
+  test('a zip without Fider\'s tables names what is missing; a zip sent as CSV or Canny, or a corrupt one, is 422', async () => {
+    expect(await refused(zipOf({ 'readme.txt': 'hello', 'posts.json': '[]' }))).toContain('not a Fider backup: it has no tenants.json, users.json, post_votes.json')
+    expect(await refused(await Bun.file(`${FIXTURES}fider-backup.zip`).arrayBuffer().then((bytes) => new Blob([bytes])), 'canny')).toContain('line 1')
+    expect((await upload(ws.owner, ws.slug, 'csv', { file: 'fider-backup.zip' })).status).toBe(422)
+    const corrupt = await backup()
+    corrupt.fill(0x41, 200, 400)
+    expect(await refused(new Blob([corrupt]))).toMatch(/corrupt|truncated|line/)
+    expect(await refused(zipOf({ 'tenants.json': '[]', 'users.json': '[]', 'post_votes.json': '[]', 'posts.json': '[{"id": 1, ' }))).toContain('line 1')
+    expect(await count('imports', ws.id)).toBe(0)
+  })
+
+  test('a member, a key without imports:write and a revoked key are refused before the zip is read', async () => {
+    const member = await addMember(h, ws, `zip-member-${ws.slug}@example.com`, 'member')
+    const asMember = await member.client.call('POST', `/api/v1/workspaces/${ws.slug}/imports`, { raw: form('fider', { file: 'fider-backup.zip' }) })
+    expect(asMember.status).toBe(403)
+    const readKey = await ws.key(['posts:read'])
+    const wrongScope = await h.client({ authorization: `Bearer ${readKey}` }).call('POST', `/api/v1/workspaces/${ws.slug}/imports`, { raw: form('fider', { file: 'fider-backup.zip' }) })
+    expect(wrongScope.status).toBe(403)
+    expect(wrongScope.body.code).toBe('INSUFFICIENT_SCOPE')
+    const key = await ws.key(['imports:write'], 'zip importer')
+    const listed = (await ws.owner.get(`/api/v1/workspaces/${ws.slug}/api-keys`)).body as { id: string; name: string }[]
+    expect((await ws.owner.delete(`/api/v1/workspaces/${ws.slug}/api-keys/${listed.find((item) => item.name === 'zip importer')!.id}`)).status).toBe(204)
+    const revoked = await h.client({ authorization: `Bearer ${key}` }).call('POST', `/api/v1/workspaces/${ws.slug}/imports`, { raw: form('fider', { file: 'fider-backup.zip' }) })
+    expect(revoked.status).toBe(401)
+    expect(revoked.body.code).toBe('INVALID_API_KEY')
+    expect(await count('imports', ws.id)).toBe(0)
   })
 })
 

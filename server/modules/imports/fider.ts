@@ -1,9 +1,65 @@
-// Fider's backup (Admin → Export → backup.zip, getfider/fider app/pkg/backup): one JSON array per table,
-// rows as the database holds them. Chorus reads them as one object keyed by table name
-// (`{"users": [...], "posts": [...], ...}`; scripts/import.ts builds it from an unzipped backup).
-// Mapping: docs/import.md#fider.
+// Fider's backup (Site settings → Export → backup.zip; getfider/fider app/pkg/backup): a zip with one
+// `<table>.json` per table (a JSON array of the tenant's rows, columns as the database names them, written
+// by Go's archive/zip with data descriptors) and `blobs/<key>` files. The zip is streamed and read as
+// one object keyed by table name (`{"users": [...], "posts": [...], ...}`), which is also accepted as
+// is (scripts/import.ts builds it from an unzipped backup directory). Mapping: docs/import.md#fider.
+import { FormatError } from '../../lib/text-stream.ts'
+import { looksLikeZip, zipPieces } from '../../lib/zip-stream.ts'
 import { jsonSource, type Item } from './json-source.ts'
-import { isoDate, rowError, text, type Person, type StatusKindName } from './records.ts'
+import { IMPORT_MAX_BYTES, isoDate, rowError, text, type OpenPart, type Person, type Source, type StatusKindName } from './records.ts'
+
+/** The tables of Fider's backup.zip an import reads. */
+export const FIDER_TABLES = ['users', 'tags', 'posts', 'post_tags', 'comments', 'post_votes']
+/** Fider's backup always holds these (every table, even empty, is written as `[]`): a zip without them is not one. */
+const BACKUP_MUST_HOLD = ['tenants.json', 'users.json', 'posts.json', 'post_votes.json']
+
+/** Fider's backup.zip, streamed, as the one JSON object of its tables; a file that is not a zip passes through. */
+async function* backupAsObject(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = (stream as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
+  const first = await reader.next()
+  if (first.done) return
+  const rest = { [Symbol.asyncIterator]: () => reader }
+  if (!looksLikeZip(first.value)) {
+    yield first.value
+    return yield* rest
+  }
+  const chunks = (async function* () {
+    yield first.value
+    yield* rest
+  })()
+  const encode = (text: string) => new TextEncoder().encode(text)
+  const seen = new Set<string>()
+  let current: string | null = null
+  yield encode('{')
+  for await (const piece of zipPieces(chunks, IMPORT_MAX_BYTES)) {
+    seen.add(piece.entry)
+    const table = piece.entry.endsWith('.json') ? piece.entry.slice(0, -5) : ''
+    if (!FIDER_TABLES.includes(table)) continue
+    if (current !== piece.entry) yield encode(`${current ? ',' : ''}${JSON.stringify(table)}:`)
+    current = piece.entry
+    yield piece.data
+  }
+  const missing = BACKUP_MUST_HOLD.filter((name) => !seen.has(name))
+  if (missing.length) throw new FormatError(1, `this zip is not a Fider backup: it has no ${missing.join(', ')} (Fider's backup.zip holds one <table>.json per table)`)
+  yield encode('}')
+}
+
+/** `open` with a Fider backup.zip read as its tables' JSON object. */
+const backupOpener = (open: OpenPart): OpenPart => async (part) => {
+  const stream = await open(part)
+  if (!stream) return null
+  const pieces = backupAsObject(stream)
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next()
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    async cancel() {
+      await pieces.return(undefined)
+    },
+  })
+}
 
 /** Fider's post status enum (app/models/enum/post_status.go). */
 const FIDER_STATUS: Record<number, [string, StatusKindName] | null> = {
@@ -15,9 +71,9 @@ const id = (value: unknown) => (value === null || value === undefined ? null : S
 // Every Fider account was confirmed by an e-mail link or an OAuth sign-in: Fider vouches for it.
 const user = (ref: unknown): Person => ({ ref: id(ref), verified: true })
 
-export function fiderSource(options: { board?: string }) {
+export function fiderSource(options: { board?: string }): Source {
   const board = { ref: null, name: options.board ?? '' }
-  return jsonSource('Fider backup', 'posts', {
+  const source = jsonSource('Fider backup', 'posts', {
     user: {
       users: (item: Item, line) => {
         if (item.status === 2) return null // deleted account
@@ -57,4 +113,5 @@ export function fiderSource(options: { board?: string }) {
         : rowError(line, 'a vote needs post_id and user_id')),
     },
   })
+  return { ...source, read: (pass, open) => source.read(pass, backupOpener(open)), check: (open) => source.check(backupOpener(open)) }
 }

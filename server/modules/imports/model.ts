@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { IMPORT_FORMATS } from '../../db/schema/index.ts'
 import { Enum, Integer, Timestamp } from '../../lib/schema.ts'
 
-const Format = Enum(IMPORT_FORMATS, { description: '`csv` (docs/import.md#csv), `fider` (Fider\'s backup tables as one JSON object) or `canny` (Canny\'s API objects as one JSON object)' })
+const Format = Enum(IMPORT_FORMATS, { description: '`csv` (docs/import.md#csv), `fider` (Fider\'s backup.zip as it downloads it, or its tables as one JSON object) or `canny` (Canny\'s API objects as one JSON object)' })
 const DryRun = t.Union([t.Boolean(), t.Literal('true'), t.Literal('false')], { description: 'true: answer what would be created, merged and skipped (200) and write nothing' })
 const Board = t.String({ maxLength: 64, description: 'Board (slug or name) for posts that name none (all of Fider\'s); default the first board, or a new "Feedback" board' })
 /** A streamed file part: documented as binary, received by the parse hook as a temporary file on disk. */

@@ -2,6 +2,9 @@
 // by pass in dependency order, and the writer (writer.ts) turns them into rows. `ref` is the source's own
 // id: external_refs keeps which local row it became, so a second run of the same file creates nothing.
 
+/** The largest import file (each part), and the most a zip may inflate to. */
+export const IMPORT_MAX_BYTES = 100 * 1024 * 1024
+
 /** Someone who wrote or voted: found by source id, then by the customer's id, then by e-mail. */
 export interface Person {
   ref?: string | null

@@ -2,7 +2,7 @@
 // local id map (external_refs). Every statement takes a whole batch as one JSON parameter, so a batch of
 // 500 records costs a handful of round trips on both drivers.
 import { sql } from 'drizzle-orm'
-import { rowsOf, type Tx } from '../../db/client.ts'
+import { anyOf, rowsOf, type Tx } from '../../db/client.ts'
 import { newId } from '../../lib/ids.ts'
 import { slugify } from '../labels/service.ts'
 import { KIND_BY_STATUS_NAME, type BoardSpec, type Person, type StatusKindName } from './records.ts'
@@ -17,6 +17,20 @@ export interface Target {
   /** The board slug posts without one go to (the request's `board`). */
   defaultBoard?: string
   tally: Tally
+  /**
+   * Source ids already looked up or saved by this run (`kind\0external id` → local id), so the votes of
+   * 20,000 voters do not look each voter up again in every batch. Only committed or in-transaction rows
+   * enter it, and a run that fails drops it with itself; cleared past REF_CACHE_MAX entries (memory).
+   */
+  refCache?: Map<string, string>
+}
+
+const REF_CACHE_MAX = 200_000
+const cacheKey = (kind: string, externalId: string) => `${kind}\u0000${externalId}`
+function remember(t: Target, kind: string, pairs: Iterable<readonly [string, string]>) {
+  if (!t.refCache) return
+  if (t.refCache.size > REF_CACHE_MAX) t.refCache.clear()
+  for (const [external, local] of pairs) t.refCache.set(cacheKey(kind, external), local)
 }
 
 export function count(tally: Tally, name: string, what: 'created' | 'merged' | 'skipped', by = 1) {
@@ -36,16 +50,26 @@ export async function insertRows(tx: Tx, table: string, columns: [string, string
 
 /** Local ids of source ids already imported as `kind`. */
 export async function refsFor(t: Target, kind: string, externalIds: string[]): Promise<Map<string, string>> {
-  const ids = [...new Set(externalIds)]
-  if (!ids.length) return new Map()
+  const found = new Map<string, string>()
+  const missing: string[] = []
+  for (const id of new Set(externalIds)) {
+    const cached = t.refCache?.get(cacheKey(kind, id))
+    if (cached) found.set(id, cached)
+    else missing.push(id)
+  }
+  if (!missing.length) return found
   const rows = rowsOf<{ external_id: string; local_id: string }>(await t.tx.execute(sql`select external_id, local_id from external_refs
-    where workspace_id = ${t.workspaceId} and source = ${t.source} and kind = ${kind} and external_id in (select jsonb_array_elements_text(${json(ids)}))`))
-  return new Map(rows.map((row) => [row.external_id, row.local_id]))
+    where workspace_id = ${t.workspaceId} and source = ${t.source} and kind = ${kind} and ${anyOf(sql`external_id`, missing)}`))
+  const pairs = rows.map((row) => [row.external_id, row.local_id] as const)
+  remember(t, kind, pairs)
+  for (const [external, local] of pairs) found.set(external, local)
+  return found
 }
 
 export async function saveRefs(t: Target, kind: string, pairs: [string, string][]) {
   await insertRows(t.tx, 'external_refs', [['workspace_id', 'text'], ['source', 'text'], ['kind', 'text'], ['external_id', 'text'], ['local_id', 'text'], ['import_id', 'text']],
     pairs.map(([external_id, local_id]) => ({ workspace_id: t.workspaceId, source: t.source, kind, external_id, local_id, import_id: t.importId })), sql`on conflict do nothing`)
+  remember(t, kind, pairs)
 }
 
 export const personKey = (person: Person) => person.ref ?? (person.externalId ? `x:${person.externalId}` : person.email ? `e:${person.email}` : null)
@@ -72,9 +96,10 @@ export async function resolvePeople(t: Target, people: Person[], counted = true)
   if (!open.length) return found
   const externalIds = open.flatMap(([, person]) => (person.externalId ? [person.externalId] : []))
   const emails = open.flatMap(([, person]) => (person.email ? [person.email] : []))
+  // Two index scans (end_users_external_key, end_users_anonymous_email_key), not one OR the planner may scan the table for.
   const existing = rowsOf<{ id: string; external_id: string | null; email: string | null }>(await t.tx.execute(sql`select id, external_id, email from end_users
-    where workspace_id = ${t.workspaceId} and (external_id in (select jsonb_array_elements_text(${json(externalIds)}))
-      or (external_id is null and email in (select jsonb_array_elements_text(${json(emails)}))))`))
+    where workspace_id = ${t.workspaceId} and ${anyOf(sql`external_id`, externalIds)}
+    union all select id, external_id, email from end_users where workspace_id = ${t.workspaceId} and external_id is null and ${anyOf(sql`email`, emails)}`))
   const byExternal = new Map(existing.filter((row) => row.external_id).map((row) => [row.external_id!, row.id]))
   const byEmail = new Map(existing.filter((row) => !row.external_id && row.email).map((row) => [row.email!, row.id]))
   const created: object[] = []
@@ -146,7 +171,7 @@ export async function resolveBoards(t: Target, boards: BoardSpec[], counted = fa
 export async function resolveLabels(t: Target, names: string[]): Promise<Map<string, string>> {
   const wanted = new Map(names.map((name) => [slugify(name), name]).filter(([slug]) => slug) as [string, string][])
   if (!wanted.size) return new Map()
-  const existing = rowsOf<{ id: string; slug: string }>(await t.tx.execute(sql`select id, slug from labels where workspace_id = ${t.workspaceId} and slug in (select jsonb_array_elements_text(${json([...wanted.keys()])}))`))
+  const existing = rowsOf<{ id: string; slug: string }>(await t.tx.execute(sql`select id, slug from labels where workspace_id = ${t.workspaceId} and ${anyOf(sql`slug`, [...wanted.keys()])}`))
   const found = new Map(existing.map((row) => [row.slug, row.id]))
   const created = [...wanted].filter(([slug]) => !found.has(slug)).map(([slug, name]) => ({ id: newId('label'), workspace_id: t.workspaceId, slug, name }))
   await insertRows(t.tx, 'labels', [['id', 'text'], ['workspace_id', 'text'], ['slug', 'text'], ['name', 'text']], created)

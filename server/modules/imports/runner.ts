@@ -92,7 +92,7 @@ export interface RunHooks {
 }
 
 export async function runImport(db: Db, storage: Storage, job: ImportJob, owner: number, hooks: RunHooks = {}): Promise<boolean> {
-  const base = { workspaceId: job.workspace_id, source: job.format, importId: job.id, defaultBoard: job.options.board }
+  const base = { workspaceId: job.workspace_id, source: job.format, importId: job.id, defaultBoard: job.options.board, refCache: new Map<string, string>() }
   let progress: Progress = { tally: job.counts ?? {}, errors: job.errors ?? [], errorCount: job.error_count ?? 0 }
   const held = async (tx: Tx, set: ReturnType<typeof sql>) => rowsOf(await tx.execute(sql`update imports set ${set}, lease_until = now() + interval '${sql.raw(String(IMPORT_LEASE_SECONDS))} seconds'
     where id = ${job.id} and lease_owner = ${owner} and state = 'pending' returning id`)).length > 0
@@ -120,7 +120,7 @@ export async function runImport(db: Db, storage: Storage, job: ImportJob, owner:
 
 /** What a dry run answers: the counts and row errors the import would have, from writes made in one transaction and rolled back. */
 export async function planImport(db: Db, open: OpenPart, input: { workspaceId: string; format: ImportFormat; options: { board?: string } }) {
-  const base = { workspaceId: input.workspaceId, source: input.format, importId: 'dry_run', defaultBoard: input.options.board }
+  const base = { workspaceId: input.workspaceId, source: input.format, importId: 'dry_run', defaultBoard: input.options.board, refCache: new Map<string, string>() }
   let progress: Progress = { tally: {}, errors: [], errorCount: 0 }
   class RolledBack extends Error {}
   await db.transaction(async (tx) => {

@@ -14,8 +14,7 @@ import type { OpenPart } from './records.ts'
 import { planImport, sourceFor } from './runner.ts'
 import { TALLY_NAME } from './writer.ts'
 
-/** The largest import file (each part). */
-export const IMPORT_MAX_BYTES = 100 * 1024 * 1024
+export { IMPORT_MAX_BYTES } from './records.ts'
 /** Parts a format takes besides `file`. */
 const EXTRA_PARTS: Record<ImportFormat, string[]> = { csv: ['votes', 'comments'], fider: [], canny: [] }
 

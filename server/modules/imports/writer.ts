@@ -2,7 +2,7 @@
 // commits with the job's checkpoint, so it is written once or not at all. Imported history is history:
 // no event, webhook, notification, subscription or e-mail is made for it.
 import { sql } from 'drizzle-orm'
-import { rowsOf } from '../../db/client.ts'
+import { anyOf, rowsOf } from '../../db/client.ts'
 import { newId } from '../../lib/ids.ts'
 import { renderMarkdown } from '../../lib/markdown.ts'
 import type { ImportRecord, RecordKind } from './records.ts'
@@ -45,7 +45,7 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
   async company(t, list) {
     const todo = await fresh(t, 'company', list)
     const existing = new Map(rowsOf<{ id: string; external_id: string }>(await t.tx.execute(sql`select id, external_id from companies where workspace_id = ${t.workspaceId}
-      and external_id in (select jsonb_array_elements_text(${JSON.stringify(todo.map((record) => record.ref))}::jsonb))`)).map((row) => [row.external_id, row.id]))
+      and ${anyOf(sql`external_id`, todo.map((record) => record.ref))}`)).map((row) => [row.external_id, row.id]))
     const rows = todo.filter((record) => !existing.has(record.ref)).map((record) => ({ id: newId('company'), workspace_id: t.workspaceId, external_id: record.ref, name: record.name, mrr: record.mrr, created_at: record.createdAt ?? new Date().toISOString() }))
     await insertRows(t.tx, 'companies', [['id', 'text'], ['workspace_id', 'text'], ['external_id', 'text'], ['name', 'text'], ['mrr', 'bigint'], ['created_at', 'timestamptz']], rows)
     count(t.tally, 'companies', 'created', rows.length)
@@ -122,20 +122,24 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
     await insertRows(t.tx, 'comments', COMMENT_COLUMNS, rows)
     await saveRefs(t, 'comment', linked.map(({ record }, index) => [record.ref, rows[index]!.id]))
     await t.tx.execute(sql`update posts p set comment_count = (select count(*) from comments c where c.post_id = p.id and not c.internal)
-      where p.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(rows.map((row) => row.post_id))])}::jsonb))`)
+      where ${anyOf(sql`p.id`, [...new Set(rows.map((row) => row.post_id))])}`)
     count(t.tally, 'comments', 'created', rows.length)
   },
   async vote(t, list, problem) {
     const linked = await withPosts(t, list, problem)
     const voters = await resolvePeople(t, linked.map(({ record }) => record.voter))
     const rows = linked.map(({ record, postId }) => ({ id: newId('vote'), workspace_id: t.workspaceId, post_id: postId, end_user_id: voters.get(personKey(record.voter)!), created_at: at(record) }))
+    // The per-vote demand trigger stands aside for this statement; the posts are recounted once below (migration 0052).
+    await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'on', true)`)
     const inserted = await insertRows(t.tx, 'votes', [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['end_user_id', 'text'], ['created_at', 'timestamptz']], rows, sql`on conflict do nothing returning post_id`)
+    const posts = [...new Set(inserted.map((row) => row.post_id!))]
+    await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'off', true), chorus_demand_recount_posts(${sql.param(posts)}::text[])`)
     count(t.tally, 'votes', 'created', inserted.length)
     count(t.tally, 'votes', 'skipped', rows.length - inserted.length)
     if (!inserted.length) return
     // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones).
     await t.tx.execute(sql`update posts p set vote_count = greatest(p.vote_count, (select count(*) from votes v where v.post_id = p.id))
-      where p.id in (select jsonb_array_elements_text(${JSON.stringify([...new Set(inserted.map((row) => row.post_id))])}::jsonb))`)
+      where ${anyOf(sql`p.id`, posts)}`)
   },
   async changelog(t, list) {
     const todo = await fresh(t, 'changelog', list)
