@@ -2,9 +2,8 @@ import type { Config } from './config.ts'
 import { createChangeFeed, type ChangeFeed } from './db/changes.ts'
 import type { Database, Db } from './db/client.ts'
 import { createLogger, type Logger } from './lib/log.ts'
-import { createDns } from './lib/dns.ts'
 import { createMailer, type Mailer } from './lib/mail.ts'
-import { createOutbound, type Outbound } from './lib/outbound.ts'
+import { outboundFor, type Outbound } from './lib/outbound.ts'
 import { memoryRateLimiter, postgresRateLimiter, redisRateLimiter, type RateLimiter } from './lib/rate-limit.ts'
 import { createSecrets, type Secrets } from './lib/secrets.ts'
 import { createStorage, type Storage } from './lib/storage.ts'
@@ -71,8 +70,6 @@ export async function createContext(config: Config, database: Database, override
 }
 
 /** A guarded fetch with the configured policy and a DNS resolver (and cache) of its own. */
-export const outboundFor = (config: Config): Outbound =>
-  createOutbound({ dns: createDns(config.dnsResolver), allowPrivate: config.webhookAllowPrivate, operatorAllowPrivate: config.operatorUrlsAllowPrivate })
 
 /** Builds a plugin once per app, so every module can `.use()` it for types without registering it twice. */
 export function perApp<T extends object>(build: (ctx: AppContext) => T): (ctx: AppContext) => T {

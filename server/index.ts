@@ -1,4 +1,3 @@
-import { createApp } from './app.ts'
 import { isSupervised, processCount, PROCESS_INDEX_ENV, stopWithSupervisor, superviseProcesses } from './cluster.ts'
 import { createLogger } from './lib/log.ts'
 import { startBackground } from './background/supervisor.ts'
@@ -18,7 +17,7 @@ async function main() {
   }
   // What has started so far; a stop during start-up stops just that.
   let database: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined
-  let started: Awaited<ReturnType<typeof createApp>> | undefined
+  let started: Awaited<ReturnType<typeof import('./app.ts').createApp>> | undefined
   let background: ReturnType<typeof startBackground> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
@@ -46,8 +45,13 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'))
   if (isSupervised()) stopWithSupervisor(() => void shutdown('supervisor exited'))
 
+  // The route modules load while the database opens: PGlite compiles its WebAssembly off this thread,
+  // so the two overlap (BENCHMARKS.md, "Start-up").
+  const appModule = import('./app.ts')
+  appModule.catch(() => {}) // awaited below; a failure surfaces there, not as an unhandled rejection meanwhile
   database = await openMigratedDatabase(config, 'server', log)
   if (stopping) return
+  const { createApp } = await appModule
   started = await createApp({ config, database })
   if (stopping) return
   const { app, ctx } = started

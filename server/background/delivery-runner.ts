@@ -5,7 +5,7 @@
 // new owner. On PGlite the lock is the database's one connection's (reached through the main thread).
 import { hostname } from 'node:os'
 import postgres from 'postgres'
-import { outboundFor } from '../context.ts'
+import { outboundFor } from '../lib/outbound.ts'
 import { describeError } from '../db/errors.ts'
 import { nextRestartDelay } from '../lib/restart.ts'
 import { integrationClients } from '../modules/integrations/service.ts'

@@ -3,7 +3,7 @@
 // the next claim, and one whose worker went silent, after its lease. New imports wake it (migration 0040).
 import { describeError } from '../db/errors.ts'
 import { IDLE_BACKSTOP_MS } from '../db/work.ts'
-import { claimImport, recordFailure, runImport } from '../modules/imports/runner.ts'
+import { claimImport, recordFailure } from '../modules/imports/claim.ts'
 import type { BackgroundContext } from './context.ts'
 import { LOCK_SPACE } from './leases.ts'
 import { wokenLoop, type WokenLoop } from './woken-loop.ts'
@@ -21,6 +21,8 @@ export function startImportLoop(ctx: BackgroundContext, owner: () => number): Wo
       }
       ctx.log.info('import started', { import_id: job.id, format: job.format })
       try {
+        // The sources, the writer and their parsers load with the first claimed job, not with the worker.
+        const { runImport } = await import('../modules/imports/runner.ts')
         const finished = await runImport(ctx.db, ctx.storage, job, owner(), { batchSize: ctx.config.importBatchSize })
         ctx.log.info(finished ? 'import finished' : 'import lease lost', { import_id: job.id })
       } catch (error) {

@@ -8,7 +8,7 @@
 // Messages: main → worker  { type: 'start', config, driver, counters }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
 //           worker → main  { type: 'ready' }  { type: 'owner', owner }  { type: 'stopped' }  and the bridge's requests
 import type { Config } from '../config.ts'
-import { outboundFor } from '../context.ts'
+import { outboundFor } from '../lib/outbound.ts'
 import { createChangeFeed, type ChangeFeed } from '../db/changes.ts'
 import { openDatabase } from '../db/client.ts'
 import { createLogger } from '../lib/log.ts'

@@ -6,7 +6,8 @@
 // and a time limit, so a hostile server can neither hold a worker nor fill its memory.
 import { isIP } from 'node:net'
 import { classifyAddress } from './address.ts'
-import type { Dns } from './dns.ts'
+import type { Config } from '../config.ts'
+import { createDns, type Dns } from './dns.ts'
 
 /** A URL the guard will not call; the message completes "The URL …" and says what to change. */
 export class OutboundRefused extends Error {}
@@ -198,3 +199,7 @@ function withoutLength(headers: Headers): Headers {
   for (const name of ['content-length', 'content-encoding', 'transfer-encoding']) copy.delete(name)
   return copy
 }
+
+/** The outbound guard a process uses, from its configuration (the app and the background worker alike). */
+export const outboundFor = (config: Config): Outbound =>
+  createOutbound({ dns: createDns(config.dnsResolver), allowPrivate: config.webhookAllowPrivate, operatorAllowPrivate: config.operatorUrlsAllowPrivate })

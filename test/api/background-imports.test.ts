@@ -37,6 +37,24 @@ describe('the background worker’s import graph', () => {
     }
   }, 30_000)
 
+  test('loads rarely used parts on first use: what the worker thread holds after importing its entry', async () => {
+    // The bundler's graph above follows dynamic imports too; this asks a real Worker what it loaded.
+    const worker = new Worker(URL.createObjectURL(new Blob([`await import(${JSON.stringify(`${ROOT}server/background/worker.ts`)}); postMessage(Object.keys(require.cache))`], { type: 'application/typescript' })))
+    const loaded = (await new Promise<string[]>((resolve) => (worker.onmessage = (event) => resolve(event.data)))).map((path) => path.replace(/^.*?\/(server|node_modules)\//, '$1/'))
+    worker.terminate()
+    expect(loaded).toContain('server/background/worker.ts')
+    // Loaded when a job, a check or a chat message needs them (bench/worker-modules.ts measures each).
+    const lazy: [RegExp, string][] = [
+      [/^server\/modules\/imports\/(?!claim\.ts$)/, 'the importer (on the first claimed import)'],
+      [/^server\/modules\/duplicates\/(service|similarity)\.ts$/, "the suggester's text tools (on the first claimed check)"],
+      [/^server\/modules\/posts\//, 'the post reader (on the first chat message about a comment or vote)'],
+      [/^node_modules\/jose\//, 'jose (identity, behind the post reader)'],
+      [/^node_modules\/(nodemailer|markdown-it|mailauth|postal-mime)\//, 'mail transport, Markdown, inbound mail'],
+      [/^server\/context\.ts$/, "the app's context (rate limits, the whole AppContext)"],
+    ]
+    expect(loaded.flatMap((path) => lazy.filter(([pattern]) => pattern.test(path)).map(([, what]) => `${path} (${what})`))).toEqual([])
+  }, 30_000)
+
   test('the check sees a route module when one is imported (it can fail)', async () => {
     const graph = await importGraph('server/modules/health/index.ts')
     expect(graph.some((path) => FORBIDDEN.some(([pattern]) => pattern.test(path)))).toBe(true)

@@ -1,7 +1,7 @@
 import { Elysia, type AnyElysia } from 'elysia'
 import { htmlResponse } from '../../lib/http-headers.ts'
 import { brotliBundle, plainBundle, SCALAR_VERSION } from './bundle.ts'
-import { buildOpenApiDocument } from './openapi.ts'
+import type { buildOpenApiDocument } from './openapi.ts'
 
 /**
  * The reference UI is Scalar's standalone browser bundle, vendored from our pinned `@scalar/api-reference`
@@ -37,10 +37,11 @@ const referencePage = `<!doctype html>
 /** Scripts only from this origin; the bundle injects its own styles (so inline styles are allowed) and fetches only the document. */
 const REFERENCE_POLICY = { scripts: ["'self'"], styles: ["'unsafe-inline'"] }
 
-/** `/api/v1/openapi.json` (also at `/api/openapi.json`, as every API path) and the interactive reference at `/docs`. The document is built once, on first use. */
+/** `/api/v1/openapi.json` (also at `/api/openapi.json`, as every API path) and the interactive reference at `/docs`. The document is built once, on first use, by a generator loaded then. */
 export function docsModule(getApp: () => AnyElysia) {
   let document: ReturnType<typeof buildOpenApiDocument> | undefined
-  const serve = () => (document ??= buildOpenApiDocument(getApp()))
+  // The generator (@elysiajs/openapi and the webhook schemas) loads with the first request for the document, not with the server.
+  const serve = async () => (document ??= (await import('./openapi.ts')).buildOpenApiDocument(getApp()))
   const hidden = { detail: { hide: true } }
   return new Elysia()
     .get('/api/v1/openapi.json', serve, hidden)

@@ -8,7 +8,6 @@ import { queueTransaction } from '../../db/work.ts'
 import type { OutboxEvent } from '../../events/outbox.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import type { Language } from '../../lib/language.ts'
-import { suggestDuplicates } from './service.ts'
 
 /** How long a claimed check is held before another loop may take it again. */
 const LEASE_SECONDS = 60
@@ -38,6 +37,9 @@ export async function runDuplicateChecks(db: Db, onError: (postId: string, error
       returning post_id, workspace_id, attempts)
     select t.post_id, t.workspace_id, t.attempts, p.title, p.body, p.language, p.board_id, p.label_ids
     from taken t join posts p on p.id = t.post_id`)))
+  // The similarity search (service.ts and its text tools) loads on the first claimed check, not with the worker (bench/worker-modules.ts).
+  if (!claimed.length) return 0
+  const { suggestDuplicates } = await import('./service.ts')
   for (const check of claimed) {
     try {
       await suggestDuplicates(db, check.workspace_id, { id: check.post_id, title: check.title, body: check.body, language: check.language, board_id: check.board_id, labelIds: check.label_ids })

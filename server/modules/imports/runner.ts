@@ -7,6 +7,7 @@ import { rowsOf, type Db, type Tx } from '../../db/client.ts'
 import { crashPoint } from '../../db/effects.ts'
 import type { ImportCheckpoint, ImportFormat, ImportRowError } from '../../db/schema/index.ts'
 import type { Storage } from '../../lib/storage.ts'
+import { IMPORT_LEASE_SECONDS, type ImportJob } from './claim.ts'
 import { cannySource } from './canny.ts'
 import { csvSource } from './csv.ts'
 import { fiderSource } from './fider.ts'
@@ -18,8 +19,6 @@ import { writeBatch } from './writer.ts'
 export const IMPORT_BATCH = 1000
 /** Row errors kept on the job (the count goes on). */
 export const ERRORS_KEPT = 100
-/** A claim lasts this long between batches; a live worker renews it with every batch. */
-export const IMPORT_LEASE_SECONDS = 60
 
 export function sourceFor(format: ImportFormat, options: { board?: string }): Source {
   return format === 'csv' ? csvSource(options) : format === 'fider' ? fiderSource(options) : cannySource()
@@ -66,18 +65,6 @@ async function writeIn(tx: Tx, base: Omit<Target, 'tx' | 'tally'>, pass: RecordK
   }
   if (good.length) await writeBatch({ ...base, tx, tally }, pass, good, problem(batch[0]!.file))
   return { tally, errors, errorCount }
-}
-
-export interface ImportJob {
-  id: string
-  workspace_id: string
-  format: ImportFormat
-  files: Record<string, string>
-  options: { board?: string }
-  checkpoint: ImportCheckpoint
-  counts: Tally
-  errors: ImportRowError[]
-  error_count: number
 }
 
 /**
@@ -132,33 +119,4 @@ export async function planImport(db: Db, open: OpenPart, input: { workspaceId: s
     if (!(error instanceof RolledBack)) throw error
   })
   return progress
-}
-
-/**
- * Leases the oldest pending import no live worker holds (its owner's advisory lock is gone, or its lease
- * ran out: server/background/leases.ts), or null. Counts the attempt.
- */
-export async function claimImport(db: Db, owner: number, lockSpace: number): Promise<ImportJob | null> {
-  const [job] = rowsOf<ImportJob>(await db.execute(sql`
-    with live as materialized (
-      select objid::bigint as owner from pg_locks
-      where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(lockSpace))}
-        and database = (select oid from pg_database where datname = current_database())
-    )
-    update imports set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(IMPORT_LEASE_SECONDS))} seconds', attempts = attempts + 1, started_at = coalesce(started_at, now())
-    where id = (select id from imports where state = 'pending'
-      and (lease_owner is null or lease_until < now() or lease_owner not in (select owner from live) or lease_owner = ${owner})
-      order by created_at limit 1 for update skip locked)
-    returning id, workspace_id, format, files, options, checkpoint, counts, errors, error_count, attempts`))
-  return job ?? null
-}
-
-/** After a run threw: the job fails for good once it has thrown this many times. */
-export const MAX_IMPORT_ATTEMPTS = 3
-
-export async function recordFailure(db: Db, job: ImportJob & { attempts?: number }, owner: number, message: string) {
-  await db.execute(sql`update imports set lease_owner = null, lease_until = null,
-    state = case when attempts >= ${MAX_IMPORT_ATTEMPTS} then 'failed' else state end,
-    finished_at = case when attempts >= ${MAX_IMPORT_ATTEMPTS} then now() else finished_at end, failure = ${message}
-    where id = ${job.id} and lease_owner = ${owner}`)
 }

@@ -6,7 +6,6 @@ import { anyOf, type Db, type Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
-import { getPost } from '../posts/queries.ts'
 import { CHAT_JOBS, claimDue } from '../../background/leases.ts'
 import { outcomeOf } from '../webhooks/queue.ts'
 import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
@@ -94,6 +93,8 @@ async function postOf(db: Db, event: OutboxEvent): Promise<MessagePost | null> {
   const data = event.data as Data
   if (data.post?.id) return data.post as MessagePost
   if (typeof data.post_id !== 'string') return null
+  // The post reader (and the identity code behind it: jose) loads on the first chat message that needs it, not with the background worker.
+  const { getPost } = await import('../posts/queries.ts')
   return getPost(db, event.workspaceId, data.post_id).catch(() => null)
 }
 
