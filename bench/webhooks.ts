@@ -143,6 +143,7 @@ try {
       try {
         // The same load for a few seconds first, not counted: a process just started runs its code cold
         // (Chorus's first second ran at 400-500 ms per event before its JIT caught up), as bench/posts.ts warms up too.
+        reset()
         const warm = await offer(commits[kind], rate * warmupSeconds)
         await waitForAll(warm.committed.keys(), warm.committed.size)
         reset()
@@ -173,6 +174,9 @@ try {
       // measures a running deliverer rather than a process's first second of cold code.
       const deliverer = await startDeliverer(kind)
       try {
+        // Counted from empty: the latency phase's receipts would end the wait before this warm-up is delivered,
+        // and its stragglers would then count as backlog received (and end the drain's wait early).
+        reset()
         const warm = await offer(commits[kind], rate * warmupSeconds)
         await waitForAll(warm.committed.keys(), warm.committed.size)
         deliverer.pause()
@@ -223,6 +227,7 @@ try {
     }
     const deliverer = await startDeliverer('chorus')
     try {
+      reset()
       const warm = await offer(commits.chorus, rate * warmupSeconds)
       await waitForAll(warm.committed.keys(), warm.committed.size)
       const idle = await latencyAt(isolationRate)

@@ -7,9 +7,9 @@ import type { Db } from '../db/client.ts'
 import { describeError } from '../db/errors.ts'
 import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
-import { IDLE_BACKSTOP_MS, wakeOnWork, type ListenForWork } from '../db/work.ts'
-import { dispatchEvents } from '../events/dispatch.ts'
-import { claimDeliveries, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from '../modules/webhooks/queue.ts'
+import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker } from '../db/work.ts'
+import { dispatchIn } from '../events/dispatch.ts'
+import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from '../modules/webhooks/queue.ts'
 import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
 
 /**
@@ -68,18 +68,38 @@ export interface DeliveryLoop {
 /** Thrown by `send` for a claim whose attempt never started because the loop stopped first. */
 const NOT_STARTED = new Error('the delivery loop stopped before this attempt started')
 
-/** While busy, the loop takes this breath between rounds so finished attempts are recorded in batches. */
+/**
+ * While many attempts are in flight (a backlog), the loop takes this breath between rounds so finished
+ * attempts are recorded, and free slots claimed, in batches. With few in flight it goes straight on: a
+ * new event is fanned out, claimed and sent in the round its notification starts.
+ */
 const BUSY_PAUSE_MS = 5
+/** Events fanned out per round (dispatch.ts's default batch). */
+const DISPATCH_LIMIT = 500
 
 export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const { db, owner, log } = options
   const pollMs = options.pollMs ?? IDLE_BACKSTOP_MS
   const maxSending = options.maxSending ?? 256
   const maxClaimed = options.maxClaimed ?? 2 * maxSending
-  // Woken by deliveries only: the event dispatcher fans events out and its inserts wake this loop. Waking
-  // on every event too cost the request path ~15 % of create-post throughput (a round per burst of commits
-  // beside the dispatcher's own), and most events have no webhook to deliver.
-  const waking = wakeOnWork(options.listenForWork, ['webhook_deliveries', 'chat_deliveries'])
+  // Woken by committed events too: this loop fans them out and claims the deliveries in one transaction,
+  // so an event is sent one round after its commit. In the worker the event dispatcher hands its work to
+  // this loop while it runs (dispatcher.ts `handedOff`), so each burst of commits costs one round, not two.
+  // The other queues (chat) are claimed only when they may have work: at start, after a notification on
+  // their table, after their own activity, or when their next job falls due. A claim is a transaction,
+  // and most rounds (an event, a webhook) give them nothing.
+  // Likewise the fan-out and webhook claim run only when there may be something to take: an event or a
+  // delivery was announced, a claim filled its room, a claim was handed back, or a due time came.
+  let othersDue = true
+  let webhooksDue = true
+  /** When the next retry or lapsing lease falls due (performance.now()), and whether that must be asked again. */
+  let nextDueAt = 0
+  let dueStale = true
+  const waking = wakeOnWork(options.listenForWork, ['events', 'webhook_deliveries', 'chat_deliveries'], (table) => {
+    if (table === '*') dueStale = true
+    if (table !== 'events' && table !== 'webhook_deliveries') othersDue = true
+    if (table !== 'chat_deliveries') webhooksDue = true
+  })
   const inFlight = new Set<Promise<void>>()
   let finished: Attempt[] = []
   let stopped = false
@@ -109,6 +129,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       // Not started (the loop is stopping) or not completed (the worker went away): hand the claim back for the next try.
       if (error !== NOT_STARTED) log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
+      webhooksDue = true
     } finally {
       // Its outcome waits to be recorded, and it frees a slot.
       ;(await waking).wake()
@@ -122,6 +143,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   async function record(batch: Attempt[]) {
+    // A failed attempt is retried later: the next due time changes.
+    if (batch.some(({ result }) => !result.success)) dueStale = true
     const settings = { retryScale: options.retryScale, sentBy: options.sentBy }
     try {
       await recordAttempts(db, owner, batch, settings)
@@ -141,6 +164,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       if (error !== NOT_STARTED) log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
       await queue.release(owner, job).catch(() => {})
     } finally {
+      othersDue = dueStale = true
       ;(await waking).wake()
     }
   }
@@ -150,29 +174,76 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     inFlight.add(tracked)
   }
 
-  /** One round: record what finished, dispatch events still queued (a backlog goes out in the same round), claim what is due. True when it did any of that. */
-  async function round(): Promise<boolean> {
-    const recorded = finished.length
-    await flush()
-    const dispatched = await dispatchEvents(db)
-    const room = maxClaimed - inFlight.size
-    const jobs = room > 0 && !stopped ? await claimDeliveries(db, owner, room, options.secrets) : []
+  /**
+   * Fans out queued events and claims the due webhook deliveries (those just fanned out included) in one
+   * queue transaction: one commit between an event's notification and its request. The jobs are sent
+   * once it has committed.
+   */
+  async function dispatchAndClaim(room: number) {
+    if (!webhooksDue) return 0
+    webhooksDue = false
+    const { dispatched, jobs } = await queueTransaction(db, async (tx) => ({
+      dispatched: await dispatchIn(tx, DISPATCH_LIMIT),
+      jobs: room > 0 && !stopped ? await claimDeliveriesIn(tx, owner, room, options.secrets) : [],
+    }))
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
-    let others = 0
-    for (const queue of options.queues ?? []) {
-      const space = maxClaimed - inFlight.size
-      const claimed = space > 0 && !stopped ? await queue.claim(owner, space) : []
-      for (const job of claimed) track(deliverOther(queue, job))
-      others += claimed.length
-    }
-    return recorded > 0 || dispatched > 0 || jobs.length > 0 || others > 0
+    // A full batch may have left more behind: the next round takes it.
+    if (dispatched >= DISPATCH_LIMIT || (room > 0 && jobs.length >= room)) webhooksDue = true
+    return dispatched + jobs.length
+  }
+
+  async function claimOthers(queue: DeliveryQueue, room: number) {
+    const claimed = room > 0 && !stopped ? await queue.claim(owner, room) : []
+    for (const job of claimed) track(deliverOther(queue, job))
+    if (room > 0 && claimed.length >= room) othersDue = true
+    return claimed.length
+  }
+
+  /**
+   * One round: record what finished while fanning out queued events (a backlog goes out in the same
+   * round) and claiming what is due; the two touch different rows and run side by side on two of the
+   * pool's connections. Webhook jobs are on the wire before the other queues are claimed. True when it
+   * did any of that.
+   */
+  async function round(): Promise<boolean> {
+    const [, claimed] = await Promise.all([flush(), (async () => {
+      let count = await dispatchAndClaim(maxClaimed - inFlight.size)
+      if (othersDue) {
+        othersDue = false
+        for (const queue of options.queues ?? []) count += await claimOthers(queue, maxClaimed - inFlight.size)
+      }
+      return count
+    })()])
+    // Go straight on only with work known to be left; anything announced meanwhile has woken the waker.
+    return claimed > 0 && (webhooksDue || othersDue || finished.length > 0)
   }
 
   /** How long an idle loop may sleep: until the soonest retry (or lapsing lease) of any queue, at most `pollMs`. */
-  async function idleMs(): Promise<number> {
-    const due = await Promise.all([msUntilWebhookDue(db), ...(options.queues ?? []).map((queue) => queue.msUntilDue?.() ?? null)])
-    return Math.max(BUSY_PAUSE_MS, Math.min(pollMs, ...due.filter((ms): ms is number => ms !== null)))
+  async function idleMs(): Promise<{ ms: number; othersInMs: number }> {
+    const [webhooksIn, ...othersIn] = await Promise.all([msUntilWebhookDue(db), ...(options.queues ?? []).map((queue) => queue.msUntilDue?.() ?? null)])
+    const known = (list: (number | null)[]) => list.filter((ms): ms is number => ms !== null)
+    const othersInMs = Math.min(Infinity, ...known(othersIn))
+    return { ms: Math.max(BUSY_PAUSE_MS, Math.min(pollMs, othersInMs, ...known([webhooksIn ?? null]))), othersInMs }
+  }
+
+  /** Sleeps until woken or the next job falls due; the other queues are claimed again once theirs has. */
+  async function idle(waker: Waker) {
+    // A slot freed by a finished attempt wakes the loop too: the room it makes is claimed.
+    const full = inFlight.size >= maxClaimed
+    if (full) webhooksDue = othersDue = true
+    let othersAt = Infinity
+    if (!full && (dueStale || performance.now() >= nextDueAt)) {
+      const { ms, othersInMs } = await idleMs()
+      nextDueAt = performance.now() + ms
+      othersAt = performance.now() + othersInMs
+      dueStale = false
+    }
+    await waker.sleep(full ? pollMs : Math.max(BUSY_PAUSE_MS, nextDueAt - performance.now()))
+    const now = performance.now()
+    // Woken by the clock: whatever fell due is claimed.
+    if (now >= nextDueAt - 1) webhooksDue = othersDue = true
+    else if (now >= othersAt - 1) othersDue = true
   }
 
   const running = (async () => {
@@ -181,17 +252,15 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       let busy = false
       try {
         busy = await round()
-        if (!stopped && !busy) {
-          await waker.sleep(inFlight.size >= maxClaimed ? pollMs : await idleMs())
-          // Commits come in bursts: a breath after the wake-up lets one round take the whole burst.
-          await Bun.sleep(BUSY_PAUSE_MS)
-        }
+        if (!stopped && !busy) await idle(waker)
       } catch (error) {
         if (stopped) break
         log.error('webhook delivery loop', { error: describeError(error) })
+        // What the failed round meant to take is still there.
+        webhooksDue = othersDue = dueStale = true
         await Bun.sleep(1000)
       }
-      if (!stopped && busy) await Bun.sleep(BUSY_PAUSE_MS)
+      if (!stopped && busy && inFlight.size >= maxSending / 4) await Bun.sleep(BUSY_PAUSE_MS)
     }
     await Promise.allSettled(inFlight)
     await flush()

@@ -30,6 +30,8 @@ export interface RunnerOptions {
 export interface WebhookRunner {
   /** Resolves once the loop runs (on Postgres: holds its owner lock). */
   ready(): Promise<void>
+  /** True while the loop runs under a held owner lock (it then fans events out itself). */
+  delivering(): boolean
   stop(): Promise<void>
 }
 
@@ -138,6 +140,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
 
   return {
     ready: () => (isReady ? Promise.resolve() : new Promise<void>((resolve, reject) => readyWaiters.push({ resolve, reject }))),
+    delivering: () => isReady && !stopping && loop !== undefined,
     async stop() {
       stopping = true
       await stopLoop(loop)

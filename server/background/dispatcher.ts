@@ -1,9 +1,9 @@
 // The event dispatcher loop (in the background worker): fans queued events out to the subscribers
 // (server/events/dispatch.ts), woken by the NOTIFY each committed event sends (server/db/work.ts). Its
-// fan-out inserts webhook and chat deliveries, whose NOTIFY wakes the delivery loop (delivery-loop.ts);
-// that loop also dispatches whatever is still queued at the start of each round, so a backlog is fanned
-// out and delivered in the same round. Notifications never wait on that loop: while it is down (its owner
-// lock lost), the dispatcher still fans out.
+// fan-out inserts webhook and chat deliveries, whose NOTIFY wakes the delivery loop (delivery-loop.ts).
+// In the worker that loop, woken by the same event notifications, fans out and claims in one transaction,
+// and the dispatcher stands by (`handedOff`) while it runs. Notifications never wait on that loop: while
+// it is down (its owner lock lost), the dispatcher fans out.
 import type { Db } from '../db/client.ts'
 import type { Logger } from '../lib/log.ts'
 import { IDLE_BACKSTOP_MS, type ListenForWork } from '../db/work.ts'
@@ -21,6 +21,12 @@ export interface DispatcherOptions {
   pollMs?: number
   /** How long after a wake-up or a busy round it waits before the next round (default GATHER_MS). */
   gatherMs?: number
+  /**
+   * True while a delivery loop in the same thread fans events out itself (delivery-loop.ts: fan-out and
+   * claim in one transaction, woken by the same notifications): the dispatcher then only stands by, so a
+   * burst of commits costs one round, and takes over whenever that loop is down.
+   */
+  handedOff?(): boolean
 }
 
 /** Commits come in bursts: a short wait lets one transaction fan out the whole burst instead of one per commit. */
@@ -31,14 +37,16 @@ export function startEventDispatcher(options: DispatcherOptions): EventDispatche
   return wokenLoop(options.listenForWork, ['events'], async (waker, running) => {
     while (running()) {
       let dispatched = 0
-      try {
-        dispatched = await dispatchEvents(options.db)
-      } catch (error) {
-        if (!running()) break
-        options.log.error('event dispatcher', { error: String(error) })
+      if (!options.handedOff?.()) {
+        try {
+          dispatched = await dispatchEvents(options.db)
+        } catch (error) {
+          if (!running()) break
+          options.log.error('event dispatcher', { error: String(error) })
+        }
       }
       if (!dispatched && running()) await waker.sleep(options.pollMs ?? IDLE_BACKSTOP_MS)
-      if (running()) await Bun.sleep(options.gatherMs ?? GATHER_MS)
+      if (running() && !options.handedOff?.()) await Bun.sleep(options.gatherMs ?? GATHER_MS)
     }
   })
 }

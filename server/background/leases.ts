@@ -65,10 +65,13 @@ async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: numbe
  * (server/db/work.ts: planned for the queue's size today); null when nothing was due.
  */
 export function claimDue<Row, Read>(db: Db, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
-  return queueTransaction(db, async (tx) => {
-    const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
-    return claimed.length ? { claimed, read: await read(tx, claimed) } : null
-  })
+  return queueTransaction(db, (tx) => claimDueIn(tx, jobs, owner, limit, read))
+}
+
+/** `claimDue` inside a queue transaction the caller holds (the delivery loop fans out and claims in one). */
+export async function claimDueIn<Row, Read>(tx: Tx, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
+  const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
+  return claimed.length ? { claimed, read: await read(tx, claimed) } : null
 }
 
 /**

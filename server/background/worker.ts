@@ -70,11 +70,14 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     outbound: outboundFor(config),
     storage: createStorage(config),
   }
-  const dispatcher = startEventDispatcher({ db: ctx.db, log, listenForWork: database.listenForWork })
+  let deliveries: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
+  // While the delivery loop runs it fans events out and claims their deliveries in one transaction; the
+  // dispatcher covers while it is down.
+  const dispatcher = startEventDispatcher({ db: ctx.db, log, listenForWork: database.listenForWork, handedOff: () => deliveries?.delivering() ?? false })
   const mailer = startMailer(ctx)
   const suggester = startSuggester(ctx)
   let owner = 0
-  const deliveries = await startWebhookRunner(ctx, {
+  deliveries = await startWebhookRunner(ctx, {
     onOwner: (current) => {
       owner = current
       report({ type: 'owner', owner })

@@ -131,14 +131,17 @@ export function createWaker(): Waker {
  * has answered; one that failed (the listening connection dropped at that moment) is tried again in the
  * background, and the loop is woken once it listens, so nothing committed meanwhile waits for the backstop.
  */
-export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly WorkQueue[]): Promise<Waker & { close(): Promise<void> }> {
+export async function wakeOnWork(listen: ListenForWork | undefined, tables: readonly WorkQueue[], onWork?: (table: WorkTable) => void): Promise<Waker & { close(): Promise<void> }> {
   const waker = createWaker()
   if (!listen) return { ...waker, close: async () => {} }
   let closed = false
   let unlisten: (() => Promise<void>) | undefined
   const subscribe = async () => {
     try {
-      const stop = await listen(tables, () => waker.wake())
+      const stop = await listen(tables, (table) => {
+        onWork?.(table)
+        waker.wake()
+      })
       if (closed) await stop()
       else unlisten = stop
       return true
@@ -150,7 +153,7 @@ export async function wakeOnWork(listen: ListenForWork | undefined, tables: read
     void (async () => {
       for (let delay = 100; !closed; delay = Math.min(delay * 2, 5000)) {
         await Bun.sleep(delay)
-        if (closed || (await subscribe())) return waker.wake()
+        if (closed || (await subscribe())) return onWork?.('*'), waker.wake()
       }
     })()
   }

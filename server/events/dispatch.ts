@@ -3,7 +3,7 @@
 // (processes, the delivery loop) run side by side and each event is fanned out once.
 // The loops that call it run in the background worker (server/background/dispatcher.ts and delivery-loop.ts).
 import { sql } from 'drizzle-orm'
-import type { Db } from '../db/client.ts'
+import type { Db, Tx } from '../db/client.ts'
 import { compiled } from '../db/compiled.ts'
 import { eventDispatch, events } from '../db/schema/index.ts'
 import { queueTransaction } from '../db/work.ts'
@@ -27,12 +27,19 @@ const takeQueued = compiled('dispatch_take_queued', (db) => {
 
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
 export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
-  return queueTransaction(db, async (tx) => {
-    // A queue row always has its event (the queue references events on delete cascade).
-    const rows = await takeQueued(tx).execute({ limit })
-    if (!rows.length) return 0
-    const workspaceIds = workspacesOf(rows)
-    for (const subscriber of subscribers) await subscriber.fanOut(tx, rows, workspaceIds)
-    return rows.length
-  })
+  return queueTransaction(db, (tx) => dispatchIn(tx, limit, subscribers))
+}
+
+/** `dispatchEvents` inside the caller's queue transaction (the delivery loop claims what it fanned out in the same one). */
+export async function dispatchIn(tx: Tx, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
+  // A queue row always has its event (the queue references events on delete cascade).
+  const rows = await takeQueued(tx).execute({ limit })
+  if (!rows.length) return 0
+  const workspaceIds = workspacesOf(rows)
+  // Each subscriber writes its own tables: their statements go out side by side on the transaction's
+  // connection (pipelined), one round trip for all instead of one each. All settle before the first
+  // failure rolls the batch back.
+  const failed = (await Promise.allSettled(subscribers.map((subscriber) => subscriber.fanOut(tx, rows, workspaceIds)))).find((result) => result.status === 'rejected')
+  if (failed) throw failed.reason
+  return rows.length
 }

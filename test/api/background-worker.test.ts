@@ -80,6 +80,8 @@ describe('the background worker', () => {
       background.exitOnNextClaim()
       const posts: string[] = []
       const healths: number[] = []
+      // A burst first, so the claim the worker dies on can hold a batch of deliveries, not one.
+      posts.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => newPost(`Burst ${i}`)))).map((post) => post.id))
       // Posts keep coming (and /health keeps answering) while the worker dies and comes back.
       for (let i = 0; i < 30; i++) {
         posts.push((await newPost(`Crash ${i}`)).id)
@@ -112,11 +114,14 @@ describe('the background worker', () => {
     const receiver = await startReceiverProcess()
     try {
       const { id } = await hook(receiver.url('/busy'))
-      // Normal latency first, with the thread free.
-      const idleStart = Date.now()
-      const warm = await newPost('Warm-up')
-      const idleHit = await eventually(async () => (await receiver.received()).find((hit) => postIdOf(hit.body) === warm.id), 10_000, 'warm-up delivered')
-      const idleLatency = idleHit.at - idleStart
+      // Normal latency first, with the thread free: the slowest of three idle deliveries on this (shared) machine.
+      let idleLatency = 0
+      for (let i = 0; i < 3; i++) {
+        const idleStart = Date.now()
+        const warm = await newPost(`Warm-up ${i}`)
+        const idleHit = await eventually(async () => (await receiver.received()).find((hit) => postIdOf(hit.body) === warm.id), 10_000, 'warm-up delivered')
+        idleLatency = Math.max(idleLatency, idleHit.at - idleStart)
+      }
 
       const committed = Date.now()
       const post = await newPost('While the main thread is busy')
@@ -126,12 +131,13 @@ describe('the background worker', () => {
       const freed = Date.now()
       const hit = await eventually(async () => (await receiver.received()).find((entry) => postIdOf(entry.body) === post.id), 10_000, 'busy-time post delivered')
       if (onPostgres()) {
-        // Delivered during the block, at about the idle latency (with a margin for a machine shared with other work).
+        // Delivered during the block, at about the idle latency: a generous multiple of it, and far less than
+        // the block (a delivery that waited for the main thread would come at least BLOCK_MS after the commit).
         expect(hit.at).toBeLessThan(freed)
-        expect(hit.at - committed).toBeLessThan(Math.max(500, 5 * idleLatency))
+        expect(hit.at - committed).toBeLessThan(Math.max(4 * idleLatency, BLOCK_MS / 3))
       } else {
-        // The embedded database lives in the main thread: the worker's statements wait for it, then go at once.
-        expect(hit.at - freed).toBeLessThan(Math.max(1000, 5 * idleLatency))
+        // The embedded database lives in the main thread: the worker's statements wait for it, then go at about the idle latency.
+        expect(hit.at - freed).toBeLessThan(Math.max(4 * idleLatency, BLOCK_MS / 3))
       }
       await h.db.delete(webhooks).where(eq(webhooks.id, id))
     } finally {

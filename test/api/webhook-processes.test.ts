@@ -21,6 +21,8 @@ let ws: WorkspaceFixture
 let api: TestClient
 let receiver: Awaited<ReturnType<typeof startReceiver>>
 const children = new Set<ReturnType<typeof Bun.spawn>>()
+/** Each started server's HTTP port. */
+const ports = new Map<ReturnType<typeof Bun.spawn>, number>()
 
 beforeAll(async () => {
   const fresh = await freshPostgresDatabase('chorus_p', 'The multi-process webhook tests')
@@ -44,7 +46,8 @@ afterAll(async () => {
 
 /** Starts `bun server/index.ts` on the test database; resolves once its webhook delivery holds its owner lock. */
 async function startServer() {
-  const { child, stderr } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' }, children)
+  const { child, stderr, port } = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCALE: '0.001' }, children)
+  ports.set(child, port)
   void stderr.then((text) => { if (text.includes('"level":"error"')) console.error(text) })
   return child
 }
@@ -101,6 +104,11 @@ describe('several server processes on one PostgreSQL', () => {
     const hook = await api.post(`/api/v1/workspaces/${ws.slug}/webhooks`, { url: receiver.url('/shared'), events: ['post.created'] })
     receiver.respondWith(() => new Response('ok'))
     const servers = await Promise.all([startServer(), startServer()])
+    // Each process delivers from its own background worker thread, which its /health reports running.
+    for (const child of servers) {
+      const background = async () => ((await (await fetch(`http://127.0.0.1:${ports.get(child)}/api/v1/health`)).json()) as { background: string }).background
+      await eventually(async () => (await background()) === 'ok', 10_000, 'the background worker running')
+    }
     const ids = await createPosts(200, 'Shared')
     await eventually(() => new Set(receiver.to('/shared').map((hit) => postIdOf(hit.body))).size >= 200, 20_000, '200 deliveries')
     await Bun.sleep(200)

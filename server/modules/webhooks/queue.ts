@@ -3,7 +3,7 @@
 // over the database, run by the background worker's delivery loop (server/background/).
 import { and, eq, sql } from 'drizzle-orm'
 import { anyOf, type Db, type Tx } from '../../db/client.ts'
-import { claimDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
+import { claimDue, claimDueIn, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { events, webhookDeliveries, webhooks } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
@@ -40,12 +40,25 @@ function openSecret(secrets: Sealer, sealed: string, context: string): Promise<s
   return opened
 }
 
+type ClaimedRow = { webhook_id: string; event_id: string; attempts: number; manual: boolean }
+/** What sending the claimed deliveries needs: their endpoints and their events. */
+const readClaimed = (tx: Tx, claimed: ClaimedRow[]) => Promise.all([
+  tx.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
+  tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+])
+type Claim = { claimed: ClaimedRow[]; read: Awaited<ReturnType<typeof readClaimed>> } | null
+
 /** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
 export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  const due = await claimDue(db, WEBHOOK_JOBS, owner, limit, (tx, claimed: { webhook_id: string; event_id: string; attempts: number; manual: boolean }[]) => Promise.all([
-    tx.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
-    tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
-  ]))
+  return jobsOf(await claimDue(db, WEBHOOK_JOBS, owner, limit, readClaimed), secrets)
+}
+
+/** `claimDeliveries` inside the caller's queue transaction (leases.ts `claimDueIn`): the jobs may be sent once it commits. */
+export async function claimDeliveriesIn(tx: Tx, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
+  return jobsOf(await claimDueIn(tx, WEBHOOK_JOBS, owner, limit, readClaimed), secrets)
+}
+
+async function jobsOf(due: Claim, secrets: Sealer): Promise<DeliveryJob[]> {
   if (!due) return []
   const { claimed, read: [endpointRows, eventRows] } = due
   const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
