@@ -18,7 +18,7 @@ export const publicWritesModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/public/:workspace_slug' })
     .use(authPlugin(ctx))
     .post('/boards/:board_slug/posts', async ({ endUser, params, body, set, request }) => {
-      const post = await postAsEndUser(ctx.db, endUser, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
+      const post = await postAsEndUser(ctx, endUser, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
       await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       set.status = 201
       return post
