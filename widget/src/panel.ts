@@ -332,6 +332,11 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       if (!post) return
       title.value = details.value = ''
       similar.hide()
+      // A held post is on no list until the team approves it (docs/moderation.md): the writer is told so.
+      if (post.moderation === 'held') {
+        note.textContent = t('held')
+        return
+      }
       list.prepend(postItem(post))
       listState.textContent = ''
       note.textContent = t('thanks')

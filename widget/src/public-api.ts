@@ -2,7 +2,7 @@
 // the visitor's bearer token, and the anonymous visitor's session kept on the host page.
 import type { Session } from './types.ts'
 
-export interface Post { id: string; title: string; body?: string | null; votes: number; status: string; voted?: boolean; verified?: boolean; comment_count?: number }
+export interface Post { id: string; title: string; body?: string | null; votes: number; status: string; voted?: boolean; verified?: boolean; comment_count?: number; moderation?: 'held' | null }
 export interface Board { slug: string; name: string }
 export interface Comment { id: string; body: string; author: { name: string; type?: string }; created_at: string }
 export interface Entry { id: string; title: string; body_html: string; published_at: string; posts?: { id: string; title: string }[] }
