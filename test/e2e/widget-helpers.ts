@@ -18,6 +18,8 @@ export interface SeedOptions {
   defaultBoard?: string
   /** A published changelog entry with this Markdown body ("What's new"). */
   news?: string
+  /** `settings.moderation` (docs/moderation.md). */
+  moderation?: 'off' | 'suspicious' | 'anonymous'
 }
 
 export async function seed(options: SeedOptions = {}): Promise<Seeded> {

@@ -82,6 +82,20 @@ test('an anonymous visitor posts with an e-mail address: the post is stored and 
   expect(created).toMatchObject({ id: row.post.id, title: 'Export to PDF' })
 })
 
+test('a held post: the widget says it awaits review, lists nothing new, and no event is raised', async ({ page }) => {
+  const ws = await seed({ posts: [{ title: 'Dark mode' }], moderation: 'anonymous' })
+  await (await visit(page, ws.slug)).click()
+  const panel = dialog(page)
+  await panel.getByLabel('Title').fill('Held for review')
+  await panel.getByLabel('Email').fill('held@example.com')
+  await panel.getByRole('button', { name: 'Submit' }).click()
+  await expect(panel.getByRole('status').filter({ hasText: 'Your idea is awaiting review' })).toBeVisible()
+  await expect(panel.getByRole('listitem').locator('.t')).toHaveText(['Dark mode'])
+  const row = await stored(ws.slug, 'Held for review')
+  expect(row.post).toMatchObject({ title: 'Held for review', moderation: 'held' })
+  expect(row.events).toEqual([])
+})
+
 test('votes: an anonymous visitor is asked for an e-mail address first, then the vote toggles', async ({ page }) => {
   const ws = await seed({ posts: [{ title: 'Dark mode', votes: 2 }] })
   await (await visit(page, ws.slug)).click()

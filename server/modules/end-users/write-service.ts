@@ -7,7 +7,8 @@ import type { EndUserContext } from '../../plugins/auth.ts'
 import * as comments from '../comments/service.ts'
 import { findBoard } from '../feedback/lookups.ts'
 import { findPosts, getPost } from '../posts/queries.ts'
-import { assessWrite } from '../moderation/service.ts'
+import { assessWrite, needsProofOfWork } from '../moderation/service.ts'
+import { challengeSecrets, redeemChallenge } from '../contact/service.ts'
 import type { AppContext } from '../../context.ts'
 import * as posts from '../posts/service.ts'
 import * as votes from '../votes/service.ts'
@@ -25,11 +26,13 @@ async function rememberLocale(db: Db, writer: EndUserContext, locale: string | u
  * A new post on a public board, answered as the public sees it with `moderation`: null when published,
  * `held` when it waits for the team ("awaiting review", docs/moderation.md). A blocked writer is 403.
  */
-export async function postAsEndUser(ctx: Pick<AppContext, 'db' | 'secrets'>, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string; locale?: string; language?: Language }) {
+export async function postAsEndUser(ctx: Pick<AppContext, 'db' | 'secrets'>, writer: EndUserContext, boardSlug: string, input: { title: string; body?: string; locale?: string; language?: Language; challenge?: string }) {
   const { db } = ctx
   const board = await findBoard(db, writer.workspace.id, boardSlug)
   // A private board does not exist for the public.
   if (board.isPrivate) throw notFound('Board')
+  // The contact form's challenge, spent once on any process (contact/service.ts).
+  if (needsProofOfWork(writer)) await redeemChallenge(ctx, await challengeSecrets(ctx.secrets), input.challenge)
   const moderation = await assessWrite(db, ctx.secrets, writer, `${input.title}\n${input.body ?? ''}`)
   const created = await posts.createPost(db, writer.workspace.id, writer.caller, board.slug, { title: input.title, body: input.body, language: input.language }, moderation)
   await rememberLocale(db, writer, input.locale)

@@ -32,6 +32,9 @@ export function canonical(kind: BlockKind, value: string) {
 
 const domainOf = (address: string | null) => (address?.includes('@') ? address.slice(address.lastIndexOf('@') + 1) : null)
 
+/** `settings.proof_of_work`, default false: anonymous and unconfirmed writers then solve the contact form's ALTCHA challenge. */
+export const needsProofOfWork = (writer: EndUserContext) => writer.workspace.settings.proof_of_work === true && writer.voteRemoval.kind !== 'any'
+
 /** What the write will be: published, or held with its check written beside the post. */
 export interface Assessment {
   held: boolean

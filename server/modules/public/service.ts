@@ -54,6 +54,8 @@ export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
         brand_color: brandColor,
         accent_color: brandColor,
         default_board: defaultBoard,
+        // The widget solves a proof of work before an anonymous post (docs/moderation.md#proof-of-work).
+        proof_of_work: settings.proof_of_work === true,
       },
     },
     boards: boardRows.map(({ age_rank: _, ...board }) => board),
