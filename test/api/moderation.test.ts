@@ -1,6 +1,8 @@
 // Issue 36 item 4: the spam score, what is held, the held queue, blocks, and what a held post is to the public.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, inArray } from 'drizzle-orm'
+import { solveChallenge, type Challenge } from 'altcha-lib'
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
 import { events, moderationBlocks, moderationChecks, posts } from '../../server/db/schema/index.ts'
 import { scoreWrite } from '../../server/modules/moderation/rules.ts'
 import { configureHs256, customerToken, identify, nextIp } from '../helpers/end-users.ts'
@@ -134,6 +136,40 @@ describe('held posts', () => {
     expect(page).toContain('Your idea is awaiting review')
     expect(page).not.toContain('Held from the portal')
   })
+})
+
+describe('proof of work', () => {
+  /** The contact form's challenge, solved with altcha-lib's own solver as a browser would. */
+  async function solved() {
+    const challenge = (await h.client().get('/api/v1/contact/challenge')).body as Challenge
+    const solution = await solveChallenge({ challenge, deriveKey, timeout: 60_000 })
+    if (!solution) throw new Error('altcha-lib could not solve the challenge')
+    return btoa(JSON.stringify({ challenge, solution }))
+  }
+
+  test('with settings.proof_of_work an anonymous post needs a solved challenge, spent once; identified users need none', async () => {
+    await setMode('off')
+    expect((await ws.owner.patch(`/api/v1/workspaces/${ws.slug}`, { settings: { proof_of_work: 'yes' } })).status).toBe(422)
+    expect((await ws.owner.patch(`/api/v1/workspaces/${ws.slug}`, { settings: { proof_of_work: true } })).status).toBe(200)
+    expect((await h.client().get(pub())).body.workspace.settings.proof_of_work).toBe(true)
+    const count = async () => (await h.db.select().from(posts).where(eq(posts.workspaceId, ws.id))).length
+    const before = await count()
+    for (const challenge of [undefined, 'not-base64', btoa(JSON.stringify({ challenge: {}, solution: {} }))]) {
+      const res = await anonPost({ title: 'Without work', email: 'pow@customer.example', ...(challenge !== undefined && { challenge }) })
+      expect(res.status).toBe(422)
+      expect(res.body.code).toBe('CHALLENGE_FAILED')
+    }
+    expect(await count()).toBe(before)
+    const payload = await solved()
+    const ok = await anonPost({ title: 'With work', email: 'pow@customer.example', challenge: payload })
+    expect(ok.status).toBe(201)
+    const replay = await anonPost({ title: 'Replayed work', email: 'pow@customer.example', challenge: payload })
+    expect(replay.status).toBe(422)
+    expect(replay.body.detail[0].loc).toEqual(['body', 'challenge'])
+    const session = await verifiedSession('cust-pow')
+    expect((await h.client({ authorization: `Bearer ${session}` }).post(`${pub()}/boards/ideas/posts`, { title: 'Identified, no work' })).status).toBe(201)
+    expect((await ws.owner.patch(`/api/v1/workspaces/${ws.slug}`, { settings: { proof_of_work: false } })).status).toBe(200)
+  }, 120_000)
 })
 
 describe('roles and credentials', () => {

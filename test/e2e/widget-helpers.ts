@@ -20,6 +20,8 @@ export interface SeedOptions {
   news?: string
   /** `settings.moderation` (docs/moderation.md). */
   moderation?: 'off' | 'suspicious' | 'anonymous'
+  /** `settings.proof_of_work`: anonymous posts need a solved ALTCHA challenge. */
+  proofOfWork?: boolean
 }
 
 export async function seed(options: SeedOptions = {}): Promise<Seeded> {

@@ -8,7 +8,7 @@ export interface Comment { id: string; body: string; author: { name: string; typ
 export interface Entry { id: string; title: string; body_html: string; published_at: string; posts?: { id: string; title: string }[] }
 export interface Page<T> { items: T[]; page: number; total_pages: number }
 export interface Workspace {
-  workspace: { name: string; logo_url: string | null; default_board?: string | null; accent_color?: string | null; allow_anonymous?: boolean; settings?: { allow_anonymous?: boolean; brand_color?: string | null; default_board?: string | null } }
+  workspace: { name: string; logo_url: string | null; default_board?: string | null; accent_color?: string | null; allow_anonymous?: boolean; settings?: { allow_anonymous?: boolean; brand_color?: string | null; default_board?: string | null; proof_of_work?: boolean } }
   boards: Board[]
 }
 /** An anonymous visitor's session from an e-mail write or a claim, kept per workspace on the host page. */
