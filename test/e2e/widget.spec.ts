@@ -97,6 +97,8 @@ test('a held post: the widget says it awaits review, lists nothing new, and no e
 })
 
 test('with settings.proof_of_work the widget solves the ALTCHA challenge before an anonymous post', async ({ page }) => {
+  // Thousands of PBKDF2 rounds in the browser: seconds on a loaded machine.
+  test.setTimeout(90_000)
   const ws = await seed({ proofOfWork: true })
   const challenges: string[] = []
   page.on('request', (request) => request.url().endsWith('/contact/challenge') && challenges.push(request.url()))
@@ -106,7 +108,7 @@ test('with settings.proof_of_work the widget solves the ALTCHA challenge before 
   await panel.getByLabel('Email').fill('pow@example.com')
   await panel.getByRole('button', { name: 'Submit' }).click()
   // The server refuses an anonymous post without a solved challenge (422): being posted proves it was solved.
-  await expect(panel.getByRole('status').filter({ hasText: 'Thanks! Your idea was posted.' })).toBeVisible({ timeout: 30_000 })
+  await expect(panel.getByRole('status').filter({ hasText: 'Thanks! Your idea was posted.' })).toBeVisible({ timeout: 60_000 })
   expect(challenges).toHaveLength(1)
   expect((await stored(ws.slug, 'Worked for it')).post).toMatchObject({ title: 'Worked for it' })
 })

@@ -7391,6 +7391,8 @@ export interface components {
          */
         PublicPostCreate: {
             body?: string;
+            /** @description A solved ALTCHA challenge from GET /contact/challenge (base64 JSON `{challenge, solution}`): required from anonymous and unconfirmed writers when the workspace turns on `settings.proof_of_work` (docs/moderation.md#proof-of-work) */
+            challenge?: string;
             /**
              * Format: email
              * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
@@ -7478,7 +7480,8 @@ export interface components {
          *           "accent_color": "#8b5cf6",
          *           "allow_anonymous": true,
          *           "brand_color": "#8b5cf6",
-         *           "default_board": "ideas"
+         *           "default_board": "ideas",
+         *           "proof_of_work": false
          *         },
          *         "slug": "acme"
          *       }
@@ -7501,6 +7504,8 @@ export interface components {
                     brand_color: string | null;
                     /** @description The board the widget opens on: `settings.default_board` when it names a public board, else the oldest public board; null without public boards */
                     default_board: string | null;
+                    /** @description Anonymous and unconfirmed writers send a solved ALTCHA challenge (GET /contact/challenge) as `challenge` with a post (docs/moderation.md#proof-of-work) */
+                    proof_of_work: boolean;
                 };
                 slug: string;
             };
@@ -9079,6 +9084,8 @@ export interface components {
                 email_identified_users?: boolean;
                 /** @enum {string} */
                 moderation?: "off" | "suspicious" | "anonymous";
+                /** @description Anonymous and unconfirmed end users solve an ALTCHA proof of work (GET /contact/challenge) to post through the widget and public API (default false; docs/moderation.md#proof-of-work) */
+                proof_of_work?: boolean;
             };
             /** @example acme */
             slug?: string;
