@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, inArray } from 'drizzle-orm'
 import { solveChallenge, type Challenge } from 'altcha-lib'
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2'
-import { events, moderationBlocks, moderationChecks, posts } from '../../server/db/schema/index.ts'
+import { comments, events, moderationBlocks, moderationChecks, posts } from '../../server/db/schema/index.ts'
 import { scoreWrite } from '../../server/modules/moderation/rules.ts'
 import { configureHs256, customerToken, identify, nextIp } from '../helpers/end-users.ts'
 import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -219,6 +219,12 @@ describe('blocks', () => {
     }
     expect(await count()).toBe(before)
     expect((await anonPost({ title: 'ok', email: 'fine@customer.example' })).status).toBe(201)
+    // Blocks cover comments too.
+    const target = (await api.post('/api/v1/boards/ideas/posts', { title: 'Comment target' })).body.id as string
+    const comment = await h.client({ 'x-forwarded-for': nextIp() }).post(`${pub()}/posts/${target}/comments`, { body: 'Buy now', email: 'blocked@customer.example' })
+    expect(comment.status).toBe(403)
+    expect(comment.body.code).toBe('WRITER_BLOCKED')
+    expect(await h.db.select().from(comments).where(eq(comments.postId, target))).toHaveLength(0)
 
     const listed = await api.get(`${mod()}/blocks`)
     expect(listed.body.total).toBe(3)

@@ -3,12 +3,11 @@ import { expect, test, type Page } from '@playwright/test'
 import { E2E_APP_ORIGIN as APP } from './ports.ts'
 import { lastMail, stored } from './widget-helpers.ts'
 
-// The held queue in the dashboard (docs/moderation.md), JavaScript off so the plain forms do the work:
+// The held queue in the dashboard (docs/moderation.md), whose buttons are plain forms (no script needed):
 // a held widget post is listed with its reasons, Approve publishes it (post.created only then) and Reject
 // deletes the other. axe (WCAG 2.1 A/AA) on the page.
 
 test.describe.configure({ timeout: 180_000 })
-test.use({ javaScriptEnabled: false })
 
 async function signIn(page: Page, email: string) {
   await page.goto(`${APP}/signin?return_to=${encodeURIComponent('/dashboard')}`)

@@ -7,7 +7,7 @@ import type { EndUserContext } from '../../plugins/auth.ts'
 import * as comments from '../comments/service.ts'
 import { findBoard } from '../feedback/lookups.ts'
 import { findPosts, getPost } from '../posts/queries.ts'
-import { assessWrite, needsProofOfWork } from '../moderation/service.ts'
+import { assessWrite, needsProofOfWork, refuseBlocked } from '../moderation/service.ts'
 import { challengeSecrets, redeemChallenge } from '../contact/service.ts'
 import type { AppContext } from '../../context.ts'
 import * as posts from '../posts/service.ts'
@@ -49,9 +49,12 @@ export async function voteAsEndUser(db: Db, writer: EndUserContext, postId: stri
   return vote
 }
 
-/** A public (never internal) comment on a public post. */
-export async function commentAsEndUser(db: Db, writer: EndUserContext, postId: string, input: { body: string; parent_id?: string; locale?: string }) {
+/** A public (never internal) comment on a public post; a blocked writer is 403. */
+export async function commentAsEndUser(ctx: Pick<AppContext, 'db' | 'secrets'>, writer: EndUserContext, postId: string, input: { body: string; parent_id?: string; locale?: string }) {
+  const { db } = ctx
   await getPost(db, writer.workspace.id, postId, { publicView: true })
+  // Blocks apply to comments too; the score and holding cover posts only (docs/moderation.md).
+  await refuseBlocked(db, ctx.secrets, writer)
   const comment = await comments.createComment(db, writer.workspace.id, writer.caller, postId, { body: input.body, parent_id: input.parent_id, internal: false }, true)
   await rememberLocale(db, writer, input.locale)
   return comment

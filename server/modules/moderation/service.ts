@@ -42,12 +42,8 @@ export interface Assessment {
   record?: (tx: Tx, postId: string) => Promise<unknown>
 }
 
-/**
- * Blocks first (any end user, 403 WRITER_BLOCKED), then the score. Identified and confirmed end users
- * (a session from identify or a confirmed address: `voteRemoval.kind === "any"`) are never scored or held.
- */
-export async function assessWrite(db: Db, secrets: Pick<Secrets, 'deriveKey'>, writer: EndUserContext, text: string): Promise<Assessment> {
-  const workspaceId = writer.workspace.id
+/** The writer's IP, address and domain as HMACs; 403 WRITER_BLOCKED when the workspace blocks any of them. */
+export async function refuseBlocked(db: Db, secrets: Pick<Secrets, 'deriveKey'>, writer: EndUserContext) {
   const email = writer.address ? canonical('email', writer.address) : null
   const domain = domainOf(email)
   const [ipHash, emailHash, domainHash] = await Promise.all([
@@ -58,9 +54,18 @@ export async function assessWrite(db: Db, secrets: Pick<Secrets, 'deriveKey'>, w
   const matches = [and(eq(moderationBlocks.kind, 'ip'), eq(moderationBlocks.valueHash, ipHash))]
   if (emailHash) matches.push(and(eq(moderationBlocks.kind, 'email'), eq(moderationBlocks.valueHash, emailHash)))
   if (domainHash) matches.push(and(eq(moderationBlocks.kind, 'domain'), eq(moderationBlocks.valueHash, domainHash)))
-  const [blocked] = await db.select({ kind: moderationBlocks.kind }).from(moderationBlocks).where(and(eq(moderationBlocks.workspaceId, workspaceId), or(...matches))).limit(1)
+  const [blocked] = await db.select({ kind: moderationBlocks.kind }).from(moderationBlocks).where(and(eq(moderationBlocks.workspaceId, writer.workspace.id), or(...matches))).limit(1)
   if (blocked) throw new ApiError('WRITER_BLOCKED', `This workspace does not accept feedback from this ${blocked.kind === 'ip' ? 'network address' : blocked.kind === 'domain' ? 'e-mail domain' : 'e-mail address'}`)
+  return { email, domain, ipHash, emailHash, domainHash }
+}
 
+/**
+ * Blocks first (any end user, 403 WRITER_BLOCKED), then the score. Identified and confirmed end users
+ * (a session from identify or a confirmed address: `voteRemoval.kind === "any"`) are never scored or held.
+ */
+export async function assessWrite(db: Db, secrets: Pick<Secrets, 'deriveKey'>, writer: EndUserContext, text: string): Promise<Assessment> {
+  const workspaceId = writer.workspace.id
+  const { email, domain, ipHash, emailHash, domainHash } = await refuseBlocked(db, secrets, writer)
   const mode = moderationMode(writer.workspace)
   if (mode === 'off' || writer.voteRemoval.kind === 'any') return { held: false }
   const textHash = await hashValue(secrets, 'text', normaliseText(text))

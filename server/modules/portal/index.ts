@@ -162,7 +162,7 @@ export const portalModule = (ctx: AppContext) => {
       (pc, state) => pages.post(ctx, pc, params.post_id, state)), Form)
     .post('/:workspace_slug/posts/:post_id/comments', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'comment', body,
       async (writer, input) => {
-        await commentAsEndUser(ctx.db, writer, params.post_id, { body: input.body! })
+        await commentAsEndUser(ctx, writer, params.post_id, { body: input.body! })
         return `${withDone(portalPostPath(params.workspace_slug, params.post_id), 'commented')}#comments`
       },
       (pc, state) => pages.post(ctx, pc, params.post_id, state)), Form)
