@@ -2331,7 +2331,7 @@ export interface paths {
         put?: never;
         /**
          * Block an e-mail address, a domain or an IP
-         * @description From now on every end-user post from it (widget, portal, public API; identified users included) is refused with 403 `WRITER_BLOCKED`: a clear answer rather than a silent hold, so a person blocked by mistake knows to write to the team. The value is stored only as an HMAC-SHA-256 under a key derived from SECRET_KEY. A value already blocked is 409; a malformed one 422. Admins and the owner, or a key with posts:write.
+         * @description From now on every end-user post and comment from it (widget, portal, public API; identified users included) is refused with 403 `WRITER_BLOCKED`: a clear answer rather than a silent hold, so a person blocked by mistake knows to write to the team. The value is stored only as an HMAC-SHA-256 under a key derived from SECRET_KEY. A value already blocked is 409; a malformed one 422. Admins and the owner, or a key with posts:write.
          */
         post: operations["createBlock"];
         delete?: never;
