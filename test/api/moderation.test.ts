@@ -102,6 +102,10 @@ describe('held posts', () => {
     expect(await h.db.select().from(moderationChecks).where(eq(moderationChecks.postId, id))).toHaveLength(0)
     expect(await eventsFor(id)).toHaveLength(0)
     expect((await api.post(`${mod()}/${id}/reject`)).status).toBe(404)
+    // Deleting a held post the ordinary way announces nothing either.
+    const deleted = (await anonPost({ title: 'Deleted while held', email: 'reject@customer.example' })).body.id as string
+    expect((await api.delete(`/api/v1/posts/${deleted}`)).status).toBeLessThan(300)
+    expect(await eventsFor(deleted)).toHaveLength(0)
 
     const published = (await api.post('/api/v1/boards/ideas/posts', { title: 'By the team' })).body.id as string
     expect((await api.post(`${mod()}/${published}/reject`)).status).toBe(409)

@@ -160,7 +160,8 @@ export async function deletePost(db: Db | Tx, workspaceId: string, postId: strin
   await db.transaction(async (tx) => {
     const post = await getPost(tx, workspaceId, postId)
     await tx.delete(posts).where(eq(posts.id, postId))
-    await recordEvent(tx, workspaceId, 'post.deleted', { post })
+    // A held post was never announced, so its deletion is not either.
+    if (post.moderation !== 'held') await recordEvent(tx, workspaceId, 'post.deleted', { post })
   })
 }
 
