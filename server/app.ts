@@ -36,6 +36,7 @@ import { oauthServerModule } from './modules/oauth/index.ts'
 import { portalModule } from './modules/portal/index.ts'
 import { postsModule } from './modules/posts/index.ts'
 import { duplicatesModule } from './modules/duplicates/index.ts'
+import { moderationModule } from './modules/moderation/index.ts'
 import { publicModule } from './modules/public/index.ts'
 import { statusesModule } from './modules/statuses/index.ts'
 import { sendingDomainModule } from './modules/sending-domain/index.ts'
@@ -77,6 +78,7 @@ function apiRoutes(ctx: AppContext): AnyElysia {
     .use(billingModule(ctx))
     .use(postsModule(ctx))
     .use(duplicatesModule(ctx))
+    .use(moderationModule(ctx))
     .use(commentsModule(ctx))
     .use(votesModule(ctx))
     .use(viewsModule(ctx))

@@ -4,6 +4,7 @@ import { PagePromise, type Page } from './core/pagination.js'
 import { sendRequest, type FetchLike, type HttpMethod, type RequestOptions, type RequestSpec, type ResponseMeta, type TransportConfig, type WithResponse } from './core/request.js'
 import { Boards, Labels, Statuses } from './resources/catalog.js'
 import { Companies } from './resources/companies.js'
+import { Moderation } from './resources/moderation.js'
 import { Imports } from './resources/imports.js'
 import { EndUsers } from './resources/end-users.js'
 import { ScoringResource } from './resources/scoring.js'
@@ -56,6 +57,7 @@ export class Chorus {
   readonly votes = new Votes(this)
   readonly webhooks = new Webhooks(this)
   readonly companies = new Companies(this)
+  readonly moderation = new Moderation(this)
   readonly imports = new Imports(this)
   readonly scoring = new ScoringResource(this)
   readonly endUsers = new EndUsers(this)

@@ -7,7 +7,7 @@ export const ID_PREFIXES = {
   event: 'evt', notificationSubscription: 'nsub', notificationEvent: 'ntf', integration: 'int',
   chatMapping: 'map', endUser: 'eu', oauthClient: 'oac', consentRequest: 'ocr', grantFamily: 'ogf',
   file: 'file', request: 'req', session: 'ses', email: 'eml', statusChange: 'stc', contactMessage: 'ctm', visitorConfirmation: 'vcf',
-  changelogEntry: 'chg', savedView: 'view', company: 'co', scoreChange: 'scc', duplicateSuggestion: 'dup', import: 'imp',
+  changelogEntry: 'chg', savedView: 'view', company: 'co', scoreChange: 'scc', duplicateSuggestion: 'dup', import: 'imp', moderationCheck: 'mck', moderationBlock: 'blk',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES

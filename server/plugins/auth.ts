@@ -58,6 +58,9 @@ export type EndUserContext = {
   anonymous: AnonymousWriter | null
   /** Which of the end user's votes this writer may take back (docs/security.md#end-user-identity). */
   voteRemoval: VoteRemoval
+  /** Where the write came from and the address it names (or the session's), for moderation's score and blocks. */
+  clientIp: string
+  address: string | null
 }
 
 /**
@@ -118,13 +121,13 @@ export async function endUserWriter(ctx: AppContext, request: Pick<Request, 'hea
     if (email !== undefined && email.trim().toLowerCase() !== endUser.email) throw invalid(['body', 'email'], 'An identified end user writes as themselves: leave email out')
     await enforceRateLimit(ctx, headers, `public-write:eu:${endUser.id}`, ctx.config.rateLimitPerIp)
     const voteRemoval: VoteRemoval = unconfirmedSessionId === null ? { kind: 'any' } : { kind: 'session', sessionId: unconfirmedSessionId }
-    writer = { workspace, caller: { kind: 'end_user', endUserId: endUser.id }, writerKey: `eu:${endUser.id}`, anonymous: null, voteRemoval }
+    writer = { workspace, caller: { kind: 'end_user', endUserId: endUser.id }, writerKey: `eu:${endUser.id}`, anonymous: null, voteRemoval, clientIp, address: endUser.email }
   } else {
     if (!allowsAnonymous(workspace)) throw new ApiError('UNAUTHENTICATED', 'This workspace accepts feedback from identified users only: identify first and send the session token')
     await enforceRateLimit(ctx, headers, `public-write:ip:${clientIp}`, ctx.config.rateLimitPerIp)
     if (email === undefined) throw invalid(['body', 'email'], 'Anonymous visitors give an e-mail address (or identify first)')
     const normalized = email.trim().toLowerCase()
-    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${sha256Hex(normalized)}`, anonymous: null, voteRemoval: { kind: 'none', sessionId: randomToken(12) } }
+    writer = { workspace, caller: { kind: 'end_user', email: normalized }, writerKey: `anon:${sha256Hex(normalized)}`, anonymous: null, voteRemoval: { kind: 'none', sessionId: randomToken(12) }, clientIp, address: normalized }
   }
   // A lapsed subscription makes the whole workspace read-only, its public routes included.
   if (dashboardAccess(workspace, new Date(), ctx.config.billing) !== 'full') {

@@ -2,10 +2,11 @@ import { Elysia } from 'elysia'
 import { pathOf } from './request.ts'
 
 /**
- * The portal and widget routes: `/api[/v1]/public/...` (reads and end-user writes) and
- * `/api[/v1]/workspaces/{slug}/identify`, which the widget calls from the customer's page.
+ * The portal and widget routes: `/api[/v1]/public/...` (reads and end-user writes),
+ * `/api[/v1]/workspaces/{slug}/identify`, which the widget calls from the customer's page, and
+ * `/api[/v1]/contact/challenge`, the proof of work the widget solves when a workspace asks (docs/moderation.md).
  */
-const PUBLIC_PATH = /^\/api(?:\/v1)?\/(?:public(?:\/|$)|workspaces\/[^/]+\/identify\/?$)/
+const PUBLIC_PATH = /^\/api(?:\/v1)?\/(?:public(?:\/|$)|workspaces\/[^/]+\/identify\/?$|contact\/challenge\/?$)/
 
 export const PUBLIC_CORS = {
   'access-control-allow-origin': '*',

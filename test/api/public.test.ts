@@ -56,7 +56,7 @@ describe('public reads: happy paths', () => {
   test('the portal: branding, public boards with counts, statuses in order', async () => {
     const res = await anon.get(base())
     expect(res.status).toBe(200)
-    expect(res.body.workspace).toEqual({ slug: ws.slug, name: `Workspace ${ws.slug}`, logo_url: null, favicon_url: null, settings: { allow_anonymous: true, brand_color: null, accent_color: null, default_board: 'ideas' } })
+    expect(res.body.workspace).toEqual({ slug: ws.slug, name: `Workspace ${ws.slug}`, logo_url: null, favicon_url: null, settings: { allow_anonymous: true, brand_color: null, accent_color: null, default_board: 'ideas', proof_of_work: false } })
     expect(res.body.boards.map((b: any) => [b.slug, b.post_count])).toEqual([['bugs', 1], ['ideas', 3]])
     expect(res.body.boards[0]).toMatchObject({ id: expect.stringMatching(/^brd_/), name: 'Bugs', description: null })
     expect(res.body.statuses.map((s: any) => s.name)).toEqual(['Open', 'Under review', 'Planned', 'In progress', 'Complete', 'Closed'])
@@ -67,7 +67,7 @@ describe('public reads: happy paths', () => {
     const patched = await ws.owner.patch(`/api/v1/workspaces/${ws.slug}`, { settings: { brand_color: '#112233', allow_anonymous: false, default_board: 'secret' } })
     expect(patched.status).toBe(200)
     const res = await anon.get(base())
-    expect(res.body.workspace.settings).toEqual({ allow_anonymous: false, brand_color: '#112233', accent_color: '#112233', default_board: 'ideas' })
+    expect(res.body.workspace.settings).toEqual({ allow_anonymous: false, brand_color: '#112233', accent_color: '#112233', default_board: 'ideas', proof_of_work: false })
     await ws.owner.patch(`/api/v1/workspaces/${ws.slug}`, { settings: { brand_color: null, allow_anonymous: true, default_board: null } })
   })
 

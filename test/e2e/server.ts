@@ -77,12 +77,12 @@ let seeded = 0
  * A workspace with public boards `ideas` and `bugs` (and a private `roadmap-internal`), posts with
  * votes, statuses and comments, and an HS256 JWT configuration.
  */
-async function seed({ posts: titles = [], bugs = [], many = 0, allowAnonymous = true, logo = false, brandColor, defaultBoard, news }: SeedOptions) {
+async function seed({ posts: titles = [], bugs = [], many = 0, allowAnonymous = true, logo = false, brandColor, defaultBoard, news, moderation, proofOfWork }: SeedOptions) {
   const slug = `acme-${Date.now().toString(36)}-${++seeded}`
   const owner = await findOrCreateUser(ctx.db, `owner-${slug}@example.com`)
   const workspace = await createWorkspace(ctx.db, owner.id, { name: 'Acme', slug })
   if (logo) await setWorkspaceImage(ctx, workspace.id, 'logo', new File([png([79, 70, 229, 255])], 'logo.png'))
-  const settings = { allow_anonymous: allowAnonymous, ...(brandColor && { brand_color: brandColor }), ...(defaultBoard && { default_board: defaultBoard }) }
+  const settings = { allow_anonymous: allowAnonymous, ...(brandColor && { brand_color: brandColor }), ...(defaultBoard && { default_board: defaultBoard }), ...(moderation && { moderation }), ...(proofOfWork && { proof_of_work: true }) }
   await ctx.db.update(workspaces).set({ settings }).where(eq(workspaces.id, workspace.id))
   // Distinct creation times: "Feature ideas" is the oldest public board (the widget's fallback), "Bugs" sorts first by name.
   const created = (secondsAgo: number) => new Date(Date.now() - secondsAgo * 1000)

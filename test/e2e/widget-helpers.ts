@@ -18,6 +18,10 @@ export interface SeedOptions {
   defaultBoard?: string
   /** A published changelog entry with this Markdown body ("What's new"). */
   news?: string
+  /** `settings.moderation` (docs/moderation.md). */
+  moderation?: 'off' | 'suspicious' | 'anonymous'
+  /** `settings.proof_of_work`: anonymous posts need a solved ALTCHA challenge. */
+  proofOfWork?: boolean
 }
 
 export async function seed(options: SeedOptions = {}): Promise<Seeded> {

@@ -82,6 +82,37 @@ test('an anonymous visitor posts with an e-mail address: the post is stored and 
   expect(created).toMatchObject({ id: row.post.id, title: 'Export to PDF' })
 })
 
+test('a held post: the widget says it awaits review, lists nothing new, and no event is raised', async ({ page }) => {
+  const ws = await seed({ posts: [{ title: 'Dark mode' }], moderation: 'anonymous' })
+  await (await visit(page, ws.slug)).click()
+  const panel = dialog(page)
+  await panel.getByLabel('Title').fill('Held for review')
+  await panel.getByLabel('Email').fill('held@example.com')
+  await panel.getByRole('button', { name: 'Submit' }).click()
+  await expect(panel.getByRole('status').filter({ hasText: 'Your idea is awaiting review' })).toBeVisible()
+  await expect(panel.getByRole('listitem').locator('.t')).toHaveText(['Dark mode'])
+  const row = await stored(ws.slug, 'Held for review')
+  expect(row.post).toMatchObject({ title: 'Held for review', moderation: 'held' })
+  expect(row.events).toEqual([])
+})
+
+test('with settings.proof_of_work the widget solves the ALTCHA challenge before an anonymous post', async ({ page }) => {
+  // Thousands of PBKDF2 rounds in the browser: seconds on a loaded machine.
+  test.setTimeout(90_000)
+  const ws = await seed({ proofOfWork: true })
+  const challenges: string[] = []
+  page.on('request', (request) => request.url().endsWith('/contact/challenge') && challenges.push(request.url()))
+  await (await visit(page, ws.slug)).click()
+  const panel = dialog(page)
+  await panel.getByLabel('Title').fill('Worked for it')
+  await panel.getByLabel('Email').fill('pow@example.com')
+  await panel.getByRole('button', { name: 'Submit' }).click()
+  // The server refuses an anonymous post without a solved challenge (422): being posted proves it was solved.
+  await expect(panel.getByRole('status').filter({ hasText: 'Thanks! Your idea was posted.' })).toBeVisible({ timeout: 60_000 })
+  expect(challenges).toHaveLength(1)
+  expect((await stored(ws.slug, 'Worked for it')).post).toMatchObject({ title: 'Worked for it' })
+})
+
 test('votes: an anonymous visitor is asked for an e-mail address first, then the vote toggles', async ({ page }) => {
   const ws = await seed({ posts: [{ title: 'Dark mode', votes: 2 }] })
   await (await visit(page, ws.slug)).click()

@@ -95,6 +95,24 @@ describe('resources', () => {
     ])
   })
 
+  test('moderation: the held queue and blocks under the workspace', async () => {
+    const chorus = client('acme')
+    await chorus.moderation.list({ per_page: 50 })
+    await chorus.moderation.approve('post_1')
+    await chorus.moderation.reject('post_2')
+    await chorus.moderation.listBlocks()
+    await chorus.moderation.block({ kind: 'domain', value: 'spam.example', note: 'link spam' })
+    expect(await chorus.moderation.unblock('blk_1')).toBeUndefined()
+    expect(sent()).toEqual([
+      ['GET /workspaces/acme/moderation?per_page=50&page=1', undefined],
+      ['POST /workspaces/acme/moderation/post_1/approve', undefined],
+      ['POST /workspaces/acme/moderation/post_2/reject', undefined],
+      ['GET /workspaces/acme/moderation/blocks', undefined],
+      ['POST /workspaces/acme/moderation/blocks', { kind: 'domain', value: 'spam.example', note: 'link spam' }],
+      ['DELETE /workspaces/acme/moderation/blocks/blk_1', undefined],
+    ])
+  })
+
   test('a workspace given to the client skips the look-up; an unknown one is a clear error, asked again next time', async () => {
     await client('globex').webhooks.list()
     expect(sent()).toEqual([['GET /workspaces/globex/webhooks', undefined]])

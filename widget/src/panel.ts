@@ -4,6 +4,7 @@ import { h } from './dom.ts'
 import { pickLocale, translator, type Words } from './i18n.ts'
 import { openButton, votesWord } from './panel-posts.ts'
 import { similarPosts } from './panel-similar.ts'
+import { proofOfWork as solveProofOfWork } from './proof-of-work.ts'
 import { applyAccent, CSS } from './panel-style.ts'
 import { renderNews, renderRoadmap, tabStrip, type TabName } from './panel-tabs.ts'
 import { publicApi, visitorStore, type HttpError, type Board, type Comment, type Page, type Post, type Visitor, type Workspace } from './public-api.ts'
@@ -23,6 +24,8 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   let visitor = visitors.recall()
   let loading: Promise<void> | undefined
   let anonymousAllowed = true
+  // `settings.proof_of_work`: an anonymous or unconfirmed visitor's post carries a solved challenge.
+  let proofOfWork = false
   let page = 0
   let listedAs: string | undefined
   let claiming: string | undefined
@@ -158,6 +161,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       }
       applyAccent(ws.accent_color ?? ws.settings?.brand_color, panel, ctx.root.host as HTMLElement)
       anonymousAllowed = (ws.allow_anonymous ?? ws.settings?.allow_anonymous) !== false
+      proofOfWork = ws.settings?.proof_of_work === true
       boards = info.boards
       boardSelect.replaceChildren(...boards.map((candidate) => h('option', { value: candidate.slug }, candidate.name)))
       switcher.hidden = boards.length < 2
@@ -328,10 +332,16 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     if (!board || submit.getAttribute('aria-busy')) return
     submit.setAttribute('aria-busy', 'true')
     try {
-      const post = await write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined, locale: lang }, 'needEmail')
+      const challenge = proofOfWork && !identified ? await solveProofOfWork(ctx.api) : undefined
+      const post = await write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined, locale: lang, ...(challenge && { challenge }) }, 'needEmail')
       if (!post) return
       title.value = details.value = ''
       similar.hide()
+      // A held post is on no list until the team approves it (docs/moderation.md): the writer is told so.
+      if (post.moderation === 'held') {
+        note.textContent = t('held')
+        return
+      }
       list.prepend(postItem(post))
       listState.textContent = ''
       note.textContent = t('thanks')

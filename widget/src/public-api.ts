@@ -2,13 +2,13 @@
 // the visitor's bearer token, and the anonymous visitor's session kept on the host page.
 import type { Session } from './types.ts'
 
-export interface Post { id: string; title: string; body?: string | null; votes: number; status: string; voted?: boolean; verified?: boolean; comment_count?: number }
+export interface Post { id: string; title: string; body?: string | null; votes: number; status: string; voted?: boolean; verified?: boolean; comment_count?: number; moderation?: 'held' | null }
 export interface Board { slug: string; name: string }
 export interface Comment { id: string; body: string; author: { name: string; type?: string }; created_at: string }
 export interface Entry { id: string; title: string; body_html: string; published_at: string; posts?: { id: string; title: string }[] }
 export interface Page<T> { items: T[]; page: number; total_pages: number }
 export interface Workspace {
-  workspace: { name: string; logo_url: string | null; default_board?: string | null; accent_color?: string | null; allow_anonymous?: boolean; settings?: { allow_anonymous?: boolean; brand_color?: string | null; default_board?: string | null } }
+  workspace: { name: string; logo_url: string | null; default_board?: string | null; accent_color?: string | null; allow_anonymous?: boolean; settings?: { allow_anonymous?: boolean; brand_color?: string | null; default_board?: string | null; proof_of_work?: boolean } }
   boards: Board[]
 }
 /** An anonymous visitor's session from an e-mail write or a claim, kept per workspace on the host page. */

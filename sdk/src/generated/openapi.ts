@@ -2256,6 +2256,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspace_slug}/moderation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Posts held for review, newest first
+         * @description Each held post as the team sees it (`moderation: "held"`) with the spam score and the rules that held it. A held post is on no public read (board lists, the post page, search, similar, roadmap, counts) and has raised no event. What is held follows `settings.moderation` (PATCH /workspaces/{workspace_slug}): `off` (default) holds nothing, `suspicious` holds anonymous and unconfirmed end-user writes whose spam score reaches 5, `anonymous` holds every such write. Identified (JWT) and confirmed end users, members and API keys are never held (docs/moderation.md).
+         */
+        get: operations["listHeldPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/moderation/{post_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve: publish a held post
+         * @description The post joins its board, its counts and every public read, and only now raises `post.created` (and `vote.created` for its author's vote): webhooks, chat messages and notifications go out once, at approval. A post that is not held (already published) is 409; one of another workspace is 404.
+         */
+        post: operations["approveHeldPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/moderation/{post_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject: delete a held post for good
+         * @description Deletes the post with its votes and comments. No event is raised (none ever announced the post) and the author is not told. To keep the writer out, add a block. A post that is not held is 409 (delete a published post with DELETE /posts/{post_id}); one of another workspace is 404.
+         */
+        post: operations["rejectHeldPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/moderation/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Blocked addresses, domains and IPs, newest first
+         * @description Each block with a `hint` (the value is kept only as an HMAC, so it cannot be shown). Admins and the owner, or a key with posts:read.
+         */
+        get: operations["listBlocks"];
+        put?: never;
+        /**
+         * Block an e-mail address, a domain or an IP
+         * @description From now on every end-user post and comment from it (widget, portal, public API; identified users included) is refused with 403 `WRITER_BLOCKED`: a clear answer rather than a silent hold, so a person blocked by mistake knows to write to the team. The value is stored only as an HMAC-SHA-256 under a key derived from SECRET_KEY. A value already blocked is 409; a malformed one 422. Admins and the owner, or a key with posts:write.
+         */
+        post: operations["createBlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspace_slug}/moderation/blocks/{block_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Lift a block
+         * @description The address, domain or IP may write again. A block of another workspace is 404.
+         */
+        delete: operations["deleteBlock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspace_slug}/notifications/custom-domain": {
         parameters: {
             query?: never;
@@ -3073,6 +3177,78 @@ export interface components {
             /** @enum {string} */
             outcome: "applied" | "duplicate" | "ignored";
             received: boolean;
+        };
+        /**
+         * @example {
+         *       "created_at": "2026-11-22T09:30:00.000Z",
+         *       "hint": "sp…ple",
+         *       "id": "blk_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "kind": "domain",
+         *       "note": "Link spam, November"
+         *     }
+         */
+        Block: {
+            /**
+             * Format: date-time
+             * @example 2026-11-22T09:30:00.000Z
+             */
+            created_at: string;
+            /** @description The first two and last three characters of the value: the value itself is not kept */
+            hint: string;
+            id: string;
+            /** @enum {string} */
+            kind: "email" | "domain" | "ip";
+            note: string | null;
+        };
+        /**
+         * @example {
+         *       "kind": "domain",
+         *       "note": "Link spam, November",
+         *       "value": "spam.example"
+         *     }
+         */
+        BlockCreate: {
+            /** @enum {string} */
+            kind: "email" | "domain" | "ip";
+            /** @description Why, for the team */
+            note?: string;
+            /** @description The address, domain (e.g. `spam.example`) or IP; stored only as an HMAC under the server's secret */
+            value: string;
+        };
+        /**
+         * @example {
+         *       "id": "blk_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "deleted"
+         *     }
+         */
+        BlockDeleted: {
+            id: string;
+            /** @constant */
+            status: "deleted";
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "created_at": "2026-11-22T09:30:00.000Z",
+         *           "hint": "sp…ple",
+         *           "id": "blk_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *           "kind": "domain",
+         *           "note": "Link spam, November"
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        BlockPage: {
+            items: components["schemas"]["Block"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
         };
         /**
          * @example {
@@ -4837,10 +5013,10 @@ export interface components {
             required_scope?: string;
         };
         /**
-         * @description Stable machine-readable code; each has one HTTP status: BAD_REQUEST 400, UNAUTHENTICATED 401, INVALID_API_KEY 401, INSUFFICIENT_SCOPE 403, DASHBOARD_ONLY 403, SUBSCRIPTION_INACTIVE 403, FORBIDDEN 403, OWNER_ONLY 403, PLAN_REQUIRED 403, CSRF_REJECTED 403, NOT_FOUND 404, METHOD_NOT_ALLOWED 405, SLUG_TAKEN 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, VALIDATION_ERROR 422, IDEMPOTENCY_MISMATCH 422, CHALLENGE_FAILED 422, RATE_LIMITED 429, INTERNAL 500, UPSTREAM_ERROR 502, SERVICE_UNAVAILABLE 503.
+         * @description Stable machine-readable code; each has one HTTP status: BAD_REQUEST 400, UNAUTHENTICATED 401, INVALID_API_KEY 401, INSUFFICIENT_SCOPE 403, DASHBOARD_ONLY 403, SUBSCRIPTION_INACTIVE 403, FORBIDDEN 403, OWNER_ONLY 403, PLAN_REQUIRED 403, CSRF_REJECTED 403, WRITER_BLOCKED 403, NOT_FOUND 404, METHOD_NOT_ALLOWED 405, SLUG_TAKEN 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, VALIDATION_ERROR 422, IDEMPOTENCY_MISMATCH 422, CHALLENGE_FAILED 422, RATE_LIMITED 429, INTERNAL 500, UPSTREAM_ERROR 502, SERVICE_UNAVAILABLE 503.
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "DASHBOARD_ONLY" | "SUBSCRIPTION_INACTIVE" | "FORBIDDEN" | "OWNER_ONLY" | "PLAN_REQUIRED" | "CSRF_REJECTED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SLUG_TAKEN" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH" | "CHALLENGE_FAILED" | "RATE_LIMITED" | "INTERNAL" | "UPSTREAM_ERROR" | "SERVICE_UNAVAILABLE";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INSUFFICIENT_SCOPE" | "DASHBOARD_ONLY" | "SUBSCRIPTION_INACTIVE" | "FORBIDDEN" | "OWNER_ONLY" | "PLAN_REQUIRED" | "CSRF_REJECTED" | "WRITER_BLOCKED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "SLUG_TAKEN" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_ERROR" | "IDEMPOTENCY_MISMATCH" | "CHALLENGE_FAILED" | "RATE_LIMITED" | "INTERNAL" | "UPSTREAM_ERROR" | "SERVICE_UNAVAILABLE";
         /**
          * @description Scoring inputs: `reach`, `impact`, `confidence`, `effort` (RICE), `value` (value/effort) and any names a custom formula uses
          * @example {
@@ -4880,6 +5056,81 @@ export interface components {
             status: "ok" | "degraded";
             /** @description The API version (the `/api/v1` contract) */
             version: string;
+        };
+        HeldPost: {
+            post: components["schemas"]["Post"];
+            /** @description The rules that scored, `rule: points`, highest first */
+            reasons: string[];
+            score: number | null;
+        };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "post": {
+         *             "author": {
+         *               "email": "grace@customer.example",
+         *               "id": "eu_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *               "name": "Grace Hopper",
+         *               "type": "end_user"
+         *             },
+         *             "board": "ideas",
+         *             "board_id": "brd_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "body": "Our support team works nights.",
+         *             "comment_count": 3,
+         *             "created_at": "2026-11-22T09:30:00.000Z",
+         *             "demand": {
+         *               "companies": 4,
+         *               "mrr": 1250000,
+         *               "verified_voters": 10,
+         *               "voters": 12,
+         *               "weighted": 23
+         *             },
+         *             "factors": {
+         *               "confidence": 0.85,
+         *               "effort": 20,
+         *               "impact": 2,
+         *               "reach": 500
+         *             },
+         *             "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "labels": [
+         *               "ui"
+         *             ],
+         *             "language": "en",
+         *             "merged_into": null,
+         *             "moderation": "held",
+         *             "owner_user_id": "usr_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "score": 42.5,
+         *             "status": "Planned",
+         *             "status_id": "sts_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *             "status_kind": "planned",
+         *             "title": "Dark mode",
+         *             "tracker_issue": null,
+         *             "updated_at": "2026-11-23T14:05:12.345Z",
+         *             "verified": true,
+         *             "votes": 12
+         *           },
+         *           "reasons": [
+         *             "burst_ip: 3",
+         *             "links: 3",
+         *             "suspicious_link: 2",
+         *             "burst_address: 2"
+         *           ],
+         *           "score": 9
+         *         }
+         *       ],
+         *       "page": 1,
+         *       "per_page": 20,
+         *       "total": 1,
+         *       "total_pages": 1
+         *     }
+         */
+        HeldPostPage: {
+            items: components["schemas"]["HeldPost"][];
+            page: number;
+            per_page: number;
+            total: number;
+            total_pages: number;
         };
         /**
          * @description HTTPValidationError: every 422 (VALIDATION_ERROR, IDEMPOTENCY_MISMATCH, CHALLENGE_FAILED) with the issues in `detail`
@@ -5364,6 +5615,11 @@ export interface components {
             /** @enum {string} */
             language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             merged_into: string | null;
+            /**
+             * @description `held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads
+             * @constant
+             */
+            moderation?: "held";
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
@@ -6109,6 +6365,11 @@ export interface components {
             /** @enum {string} */
             language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             merged_into: string | null;
+            /**
+             * @description `held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads
+             * @constant
+             */
+            moderation?: "held";
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
@@ -7092,6 +7353,11 @@ export interface components {
             /** @enum {string} */
             language: "en" | "de" | "fr" | "es" | "ja" | "ar" | "he";
             merged_into: string | null;
+            /**
+             * @description `held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads
+             * @constant
+             */
+            moderation?: "held";
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
@@ -7125,6 +7391,8 @@ export interface components {
          */
         PublicPostCreate: {
             body?: string;
+            /** @description A solved ALTCHA challenge from GET /contact/challenge (base64 JSON `{challenge, solution}`): required from anonymous and unconfirmed writers when the workspace turns on `settings.proof_of_work` (docs/moderation.md#proof-of-work) */
+            challenge?: string;
             /**
              * Format: email
              * @description Anonymous visitors only (when the workspace allows them): who is writing. Identified end users send their session token instead
@@ -7212,7 +7480,8 @@ export interface components {
          *           "accent_color": "#8b5cf6",
          *           "allow_anonymous": true,
          *           "brand_color": "#8b5cf6",
-         *           "default_board": "ideas"
+         *           "default_board": "ideas",
+         *           "proof_of_work": false
          *         },
          *         "slug": "acme"
          *       }
@@ -7235,6 +7504,8 @@ export interface components {
                     brand_color: string | null;
                     /** @description The board the widget opens on: `settings.default_board` when it names a public board, else the oldest public board; null without public boards */
                     default_board: string | null;
+                    /** @description Anonymous and unconfirmed writers send a solved ALTCHA challenge (GET /contact/challenge) as `challenge` with a post (docs/moderation.md#proof-of-work) */
+                    proof_of_work: boolean;
                 };
                 slug: string;
             };
@@ -7267,6 +7538,17 @@ export interface components {
             post_ids: string[];
             /** @description true marks the posts read now; false marks them unread */
             read: boolean;
+        };
+        /**
+         * @example {
+         *       "id": "post_0mi9x2k3aq1b2c3d4e5f6g7h8",
+         *       "status": "deleted"
+         *     }
+         */
+        RejectedPost: {
+            id: string;
+            /** @constant */
+            status: "deleted";
         };
         /**
          * @example {
@@ -8800,6 +9082,10 @@ export interface components {
                 default_board?: string | null;
                 /** @description Post updates are e-mailed to identified (JWT) end users too (default true); off, only `end_user.notified` webhook events tell them, for your own product to pass on */
                 email_identified_users?: boolean;
+                /** @enum {string} */
+                moderation?: "off" | "suspicious" | "anonymous";
+                /** @description Anonymous and unconfirmed end users solve an ALTCHA proof of work (GET /contact/challenge) to post through the widget and public API (default false; docs/moderation.md#proof-of-work) */
+                proof_of_work?: boolean;
             };
             /** @example acme */
             slug?: string;
@@ -16015,6 +16301,315 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkspaceMetrics"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listHeldPosts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldPostPage"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveHeldPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectHeldPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                post_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RejectedPost"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBlocks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockPage"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlockCreate"];
+            };
+        };
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 201 */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Block"];
+                };
+            };
+            /** @description Validation failed (HTTPValidationError) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Internal error (no stack trace or SQL in the body) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                block_id: string;
+                workspace_slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client error in the common error shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Response for status 200 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockDeleted"];
                 };
             };
             /** @description Validation failed (HTTPValidationError) */

@@ -122,6 +122,8 @@ export const posts = pgTable('posts', {
   /** Public (non-internal, not deleted) comments; internal ones never count in public. */
   commentCount: integer('comment_count').notNull().default(0),
   mergedIntoId: text('merged_into_id'),
+  /** `held`: waiting in the moderation queue, on no public read and with no event raised yet (migration 0047). */
+  moderation: text('moderation', { enum: ['held'] }),
   /** The issue-tracker issue made from this post (integrations module); the inbound tracker webhook finds the post by its id. */
   trackerIssue: jsonb('tracker_issue').$type<TrackerIssue>(),
   /** The language of the post (en, de, fr, es, ja, ar, he): which text-search configuration indexes it (migration 0030). */

@@ -16,6 +16,7 @@ import { checkCsrf, dashboardHtml, seeOther, statusHistory, workspaceChoices, ty
 import { dashboardGuards, formRoute, hidden, list, noticeOf, text, withNotice, type Form } from './guard.ts'
 import { dashboardScript, serveScript } from './script.ts'
 import { dashboardChangelog } from './changelog.ts'
+import { dashboardModeration } from './moderation.ts'
 import { actorOf, dashboardViews, VIEW_KEYS } from './saved-views.ts'
 import { DASHBOARD, inboxPage, pickerPage, postPage, postPath, wsPath } from './pages.ts'
 import { teamSettingsPages } from './settings/index.ts'
@@ -181,5 +182,6 @@ export const dashboardModule = (ctx: AppContext) => {
       return seeOther(withNotice(wsPath(viewer.workspace.slug), 'Post deleted'))
     }), formRoute)
     .use(dashboardChangelog(ctx))
+    .use(dashboardModeration(ctx))
     .use(dashboardViews(ctx))
 }

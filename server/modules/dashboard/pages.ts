@@ -23,7 +23,7 @@ export { DASHBOARD, postPath, wsPath }
 
 export function page(shell: Shell, content: HtmlValue): SafeHtml {
   const nav = shell.slug
-    ? html`<nav aria-label="Dashboard"><ul><li><a href="${wsPath(shell.slug)}">Inbox</a></li><li><a href="${wsPath(shell.slug)}/changelog">Changelog</a></li><li><a href="/portal/${shell.slug}">Public portal</a></li>${SETTINGS_NAV.map(([section, label]) => html`<li><a href="${wsPath(shell.slug!)}/settings/${section}">${label}</a></li>`)}<li><a href="${DASHBOARD}">Workspaces</a></li></ul></nav>`
+    ? html`<nav aria-label="Dashboard"><ul><li><a href="${wsPath(shell.slug)}">Inbox</a></li><li><a href="${wsPath(shell.slug)}/changelog">Changelog</a></li><li><a href="${wsPath(shell.slug)}/moderation">Moderation</a></li><li><a href="/portal/${shell.slug}">Public portal</a></li>${SETTINGS_NAV.map(([section, label]) => html`<li><a href="${wsPath(shell.slug!)}/settings/${section}">${label}</a></li>`)}<li><a href="${DASHBOARD}">Workspaces</a></li></ul></nav>`
     : ''
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">

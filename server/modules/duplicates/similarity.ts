@@ -52,7 +52,7 @@ const quotable = (lexeme: string) => !/['\\]/.test(lexeme)
 async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, language: Language, options: { excludeId?: string; publicOnly?: boolean; olderOnly?: boolean }) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
     ${options.olderOnly && options.excludeId ? sql`and (p.created_at, p.id) < (select o.created_at, o.id from posts o where o.id = ${options.excludeId})` : sql``}
-    ${options.publicOnly ? sql`and p.board_id in (select b.id from boards b where b.workspace_id = ${workspaceId} and not b.is_private)` : sql``}`
+    ${options.publicOnly ? sql`and p.moderation is null and p.board_id in (select b.id from boards b where b.workspace_id = ${workspaceId} and not b.is_private)` : sql``}`
   return rowsOf<CandidateRow>(await db.execute(sql`
     with draft_terms as (
       select u.lexeme, 'A' = any(u.weights) as in_title, coalesce(array_length(u.positions, 1), 1) as tf

@@ -51,6 +51,7 @@ export const PublicPostCreate = t.Object({
   body: t.Optional(t.String({ maxLength: 20_000 })),
   email: anonymousEmail,
   locale,
+  challenge: t.Optional(t.String({ maxLength: 8_000, description: 'A solved ALTCHA challenge from GET /contact/challenge (base64 JSON `{challenge, solution}`): required from anonymous and unconfirmed writers when the workspace turns on `settings.proof_of_work` (docs/moderation.md#proof-of-work)' })),
 }, { additionalProperties: false, $id: 'PublicPostCreate', examples: [{ title: 'Dark mode', body: 'Our support team works nights.', email: 'grace@customer.example' }] })
 
 export const PublicCommentCreate = t.Object({

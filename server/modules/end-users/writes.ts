@@ -18,7 +18,7 @@ export const publicWritesModule = (ctx: AppContext) =>
   new Elysia({ prefix: '/public/:workspace_slug' })
     .use(authPlugin(ctx))
     .post('/boards/:board_slug/posts', async ({ endUser, params, body, set, request }) => {
-      const post = await postAsEndUser(ctx.db, endUser, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
+      const post = await postAsEndUser(ctx, endUser, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
       await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       set.status = 201
       return post
@@ -41,7 +41,7 @@ export const publicWritesModule = (ctx: AppContext) =>
       detail: { operationId: 'togglePublicVote', tags, summary: 'Toggle the end user\'s vote', description: `Answers \`{voted, votes}\`. ${WHO} A write without a session may add a vote for an address but never remove one (the answer then says \`voted: true\` and nothing changes); a session minted for an unconfirmed address removes only the votes it cast; a confirmed identity removes any of its votes. A post on a private board is 404; a merged post is 409.` },
     })
     .post('/posts/:post_id/comments', async ({ endUser, params, body, set }) => {
-      const comment = await commentAsEndUser(ctx.db, endUser, params.post_id, body)
+      const comment = await commentAsEndUser(ctx, endUser, params.post_id, body)
       await answerAnonymousWrite(ctx, endUser, set.headers as Record<string, string>)
       set.status = 201
       return comment

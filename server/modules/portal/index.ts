@@ -10,7 +10,7 @@ import { ASSETS, serveAsset, type AssetName } from './assets.ts'
 import { checkForm, formErrorOf, readForm, type FormName } from './forms.ts'
 import { bareNotFound, type PageContext } from './layout.ts'
 import * as pages from './service.ts'
-import { portalPath, portalPostPath } from './links.ts'
+import { portalBoardPath, portalPath, portalPostPath } from './links.ts'
 import { formAllowed, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
 import { htmlPage, portalReturnTo, seeOther, withDone, type Doc, type HeaderMap } from './respond.ts'
 import { robotsTxt, sitemapXml } from './seo.ts'
@@ -19,6 +19,7 @@ import { afterAnonymousWrite, sessionIdOf } from '../visitors/service.ts'
 
 const NOTICES: Record<string, string> = {
   posted: 'Thank you! Your idea is posted.',
+  held: 'Thank you! Your idea is awaiting review: it appears here once the team approves it.',
   voted: 'Your vote is counted.',
   unvoted: 'Your vote is taken back.',
   commented: 'Your comment is posted.',
@@ -146,7 +147,11 @@ export const portalModule = (ctx: AppContext) => {
     .get('/:workspace_slug/sitemap.xml', ({ params }) => sitemapXml(ctx, params.workspace_slug), hidden)
     .get('/:workspace_slug/robots.txt', ({ params }) => robotsTxt(ctx, params.workspace_slug), hidden)
     .post('/:workspace_slug/boards/:board_slug/posts', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'post', body,
-      async (writer, input) => withDone(portalPostPath(params.workspace_slug, (await postAsEndUser(ctx.db, writer, params.board_slug, { title: input.title!, body: input.body })).id), 'posted'),
+      async (writer, input) => {
+        const post = await postAsEndUser(ctx, writer, params.board_slug, { title: input.title!, body: input.body })
+        // A held post has no page yet: back to its board, saying it awaits review.
+        return post.moderation === 'held' ? withDone(portalBoardPath(params.workspace_slug, params.board_slug), 'held') : withDone(portalPostPath(params.workspace_slug, post.id), 'posted')
+      },
       (pc, state) => pages.board(ctx, pc, params.board_slug, {}, state)), Form)
     .post('/:workspace_slug/posts/:post_id/vote', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'vote', body,
       async (writer) => {
@@ -157,7 +162,7 @@ export const portalModule = (ctx: AppContext) => {
       (pc, state) => pages.post(ctx, pc, params.post_id, state)), Form)
     .post('/:workspace_slug/posts/:post_id/comments', ({ params, request, body, clientIp }) => submit(request, params.workspace_slug, clientIp, 'comment', body,
       async (writer, input) => {
-        await commentAsEndUser(ctx.db, writer, params.post_id, { body: input.body! })
+        await commentAsEndUser(ctx, writer, params.post_id, { body: input.body! })
         return `${withDone(portalPostPath(params.workspace_slug, params.post_id), 'commented')}#comments`
       },
       (pc, state) => pages.post(ctx, pc, params.post_id, state)), Form)

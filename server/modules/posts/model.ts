@@ -102,6 +102,7 @@ export const PostResponse = t.Object({
   updated_at: Timestamp,
   demand: t.Optional(DemandResponse),
   score: t.Optional(t.Nullable(t.Number({ description: "The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set" }))),
+  moderation: t.Optional(t.Nullable(t.Literal('held', { description: '`held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads' }))),
   factors: t.Optional(Factors),
 }, { $id: 'Post', examples: [postExample] })
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
+import { and, desc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { boardPostCounts, boards, companies, labels, postCompanyVotes, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
@@ -62,6 +62,7 @@ function toPostResponse(row: PostRow, publicView: boolean) {
       },
       score: row.score,
       factors: row.factors,
+      moderation: row.moderation,
     }),
   }
 }
@@ -72,7 +73,8 @@ const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPos
 
 const byId = and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))
 const postLookup = compiled('get_post', (db) => selectPosts(db).where(byId))
-const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false))))
+// A held post (docs/moderation.md) does not exist for the public until it is approved.
+const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false), isNull(posts.moderation))))
 
 /** One compiled statement, on the pool (GET /posts/:id) or in the transaction of a write that returns the post. */
 const lookupPost = (db: Db | Tx, workspaceId: string, postId: string, publicView: boolean) =>
@@ -150,7 +152,8 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
     : sql`(select ${labels.id} from ${labels} where ${labels.workspaceId} = ${workspaceId} and ${labels.slug} = ${param('label')})`
   const query = filters.q ? sql`(select chorus_search_query(${param('q')}))` : undefined
 
-  const conditions: SQL[] = [sql`${posts.boardId} = ${boardId}`, sql`${posts.mergedIntoId} is null`]
+  // Held posts are not on their board yet (docs/moderation.md): the team finds them in the inbox and the queue.
+  const conditions: SQL[] = [sql`${posts.boardId} = ${boardId}`, sql`${posts.mergedIntoId} is null`, sql`${posts.moderation} is null`]
   if (statusId) conditions.push(sql`${posts.statusId} = ${statusId}`)
   // Read from the list index's entry (it carries label_ids), not by probing post_labels for every post walked.
   if (labelId) conditions.push(sql`${posts.labelIds} @> array[${labelId}]`)
@@ -245,8 +248,8 @@ export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters
  * Posts matching `where` (over the post row and its joined board and status), rendered like every other
  * post response: one query whatever the limit. For views that pick posts across boards.
  */
-export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[], limit: number, publicView = false) {
-  const rows = await selectPosts(db).where(where).orderBy(...order, desc(posts.id)).limit(limit)
+export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[], limit: number, publicView = false, offset = 0) {
+  const rows = await selectPosts(db).where(where).orderBy(...order, desc(posts.id)).limit(limit).offset(offset)
   return render(rows, publicView)
 }
 
@@ -257,7 +260,7 @@ export async function findPosts(db: Db | Tx, where: SQL | undefined, order: SQL[
 export async function searchPosts(db: Db | Tx, workspaceId: string, filters: { q?: string; verified?: boolean }, page: Page) {
   const query = filters.q ? sql`(select chorus_search_query(${filters.q}))` : undefined
   const unverified = isUnverifiedEndUser(posts.authorEndUserId)
-  const where = and(eq(posts.workspaceId, workspaceId), eq(boards.isPrivate, false), sql`${posts.mergedIntoId} is null`,
+  const where = and(eq(posts.workspaceId, workspaceId), eq(boards.isPrivate, false), sql`${posts.mergedIntoId} is null`, isNull(posts.moderation),
     query && sql`${posts.search} @@ ${query}`, filters.verified === undefined ? undefined : filters.verified ? sql`not ${unverified}` : unverified)
   const order = query ? [desc(sql`ts_rank(${posts.search}, ${query})`), desc(posts.createdAt)] : [desc(posts.createdAt)]
   const rows = await selectPosts(db, { total: sql<number>`count(*) over ()`.mapWith(Number) }).where(where).orderBy(...order, desc(posts.id)).limit(page.perPage).offset(page.offset)

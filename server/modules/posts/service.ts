@@ -44,7 +44,7 @@ const param = sql.placeholder
 const insertPost = compiled('insert_post', (db) => db.insert(posts).values({
   id: param('id'), workspaceId: param('workspaceId'), boardId: param('boardId'), title: param('title'), body: param('body'), statusId: param('statusId'),
   authorUserId: param('authorUserId'), authorEndUserId: param('authorEndUserId'), authorKeyId: param('authorKeyId'), authorName: param('authorName'),
-  labelIds: param('labelIds'), language: param('language'),
+  labelIds: param('labelIds'), language: param('language'), moderation: param('moderation'),
 }))
 const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(statusChanges).values({
   id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
@@ -63,7 +63,13 @@ async function authorVotes(tx: Tx, workspaceId: string) {
  * Only single statements: a step that awaited one statement before sending the next could send it after
  * a sibling's failure had already rolled the transaction back.
  */
-export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput) {
+/** What moderation decided for an end user's write (moderation/service.ts): held, and its check to keep beside the post. */
+export interface PostModeration {
+  held: boolean
+  record?: (tx: Tx, postId: string) => Promise<unknown>
+}
+
+export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput, moderation: PostModeration = { held: false }) {
   const created = await db.transaction(async (tx) => {
     const [board, status, labelRows] = await Promise.all([
       findBoard(tx, workspaceId, boardSlug),
@@ -79,7 +85,7 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
     const written = await Promise.all([
       // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
       insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort(),
-        language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`) }),
+        language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`), moderation: moderation.held ? 'held' : null }),
       labelRows.length ? tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id }))).execute() : undefined,
       insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) }),
       firstVote ? tx.insert(votes).values({ id: firstVote.id, workspaceId, postId: id, endUserId: firstVote.endUserId }).execute() : undefined,
@@ -87,6 +93,9 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
       getPost(tx, workspaceId, id),
     ])
     const post = written[5]
+    await moderation.record?.(tx, id)
+    // A held post is announced when it is approved (moderation/service.ts approvePost), never before.
+    if (moderation.held) return post
     await recordEvent(tx, workspaceId, 'post.created', { post })
     if (firstVote) await recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 })
     return post
@@ -138,8 +147,10 @@ export async function updatePost(db: Db | Tx, workspaceId: string, caller: Calle
     if (status && status.id !== current.statusId) {
       await tx.insert(statusChanges).values({ id: newId('statusChange'), postId, fromStatusId: current.statusId, toStatusId: status.id, ...changedBy(caller) })
       // The team's message and name go to the post's subscribers (post-subscriptions/fanout.ts).
-      await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status, message: changes.status_message ?? null, author: await teamAuthor(tx, workspaceId, caller) })
+      if (post.moderation !== 'held') await recordEvent(tx, workspaceId, 'status.changed', { post, from_status: before.status, to_status: post.status, message: changes.status_message ?? null, author: await teamAuthor(tx, workspaceId, caller) })
     }
+    // A held post has not been announced yet: its edits are not either (approval announces the post as it is then).
+    if (post.moderation === 'held') return post
     await recordEvent(tx, workspaceId, 'post.updated', { post, previous: before })
     return post
   })
@@ -149,7 +160,8 @@ export async function deletePost(db: Db | Tx, workspaceId: string, postId: strin
   await db.transaction(async (tx) => {
     const post = await getPost(tx, workspaceId, postId)
     await tx.delete(posts).where(eq(posts.id, postId))
-    await recordEvent(tx, workspaceId, 'post.deleted', { post })
+    // A held post was never announced, so its deletion is not either.
+    if (post.moderation !== 'held') await recordEvent(tx, workspaceId, 'post.deleted', { post })
   })
 }
 

@@ -31,11 +31,12 @@ export const PublicWorkspaceResponse = t.Object({
       brand_color: t.Nullable(t.String()),
       accent_color: t.Nullable(t.String({ description: "The widget's and portal's accent colour (`#rrggbb`): the workspace's `settings.brand_color`, or null for the default" })),
       default_board: t.Nullable(t.String({ description: "The board the widget opens on: `settings.default_board` when it names a public board, else the oldest public board; null without public boards" })),
+      proof_of_work: t.Boolean({ description: 'Anonymous and unconfirmed writers send a solved ALTCHA challenge (GET /contact/challenge) as `challenge` with a post (docs/moderation.md#proof-of-work)' }),
     }),
   }),
   boards: t.Array(PublicBoard, { description: 'Public boards only' }),
   statuses: t.Array(PublicStatus, { description: 'In workflow order' }),
-}, { $id: 'PublicWorkspace', examples: [{ workspace: { slug: 'acme', name: 'Acme', logo_url: null, favicon_url: null, settings: { allow_anonymous: true, brand_color: '#8b5cf6', accent_color: '#8b5cf6', default_board: 'ideas' } }, boards: [{ id: 'brd_0mi9x2k3aq1b2c3d4e5f6g7h8', slug: 'ideas', name: 'Ideas', description: null, post_count: 42 }], statuses: [{ id: 'sts_0mi9x2k3aq1b2c3d4e5f6g7h8', name: 'Planned', kind: 'planned', color: '#3b82f6', position: 1 }] }] })
+}, { $id: 'PublicWorkspace', examples: [{ workspace: { slug: 'acme', name: 'Acme', logo_url: null, favicon_url: null, settings: { allow_anonymous: true, brand_color: '#8b5cf6', accent_color: '#8b5cf6', default_board: 'ideas', proof_of_work: false } }, boards: [{ id: 'brd_0mi9x2k3aq1b2c3d4e5f6g7h8', slug: 'ideas', name: 'Ideas', description: null, post_count: 42 }], statuses: [{ id: 'sts_0mi9x2k3aq1b2c3d4e5f6g7h8', name: 'Planned', kind: 'planned', color: '#3b82f6', position: 1 }] }] })
 
 export const PublicStatusChange = t.Object({
   status: t.String({ description: 'The status the post moved to' }),

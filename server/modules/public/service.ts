@@ -16,7 +16,8 @@ import { ROADMAP_KINDS } from './model.ts'
 // The subscription is deliberately not checked: a lapsed workspace loses its API keys (docs/api.md#subscription-gate), but its
 // customers' portal and widget keep reading, so end users are not punished for a billing problem.
 
-const notMerged = isNull(posts.mergedIntoId)
+// Held posts (docs/moderation.md) are left out of every public read like merged ones.
+const listed = and(isNull(posts.mergedIntoId), isNull(posts.moderation))!
 const publicBoard = eq(boards.isPrivate, false)
 
 export async function findWorkspace(db: Db, slug: string) {
@@ -53,6 +54,8 @@ export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
         brand_color: brandColor,
         accent_color: brandColor,
         default_board: defaultBoard,
+        // The widget solves a proof of work before an anonymous post (docs/moderation.md#proof-of-work).
+        proof_of_work: settings.proof_of_work === true,
       },
     },
     boards: boardRows.map(({ age_rank: _, ...board }) => board),
@@ -115,7 +118,7 @@ export async function publicPost(db: Db, workspaceSlug: string, postId: string, 
 /** The most-voted public posts across the public boards (the portal's front page). */
 export async function publicTopPosts(db: Db, workspaceSlug: string, limit: number) {
   const workspace = await findWorkspace(db, workspaceSlug)
-  return findPosts(db, and(eq(posts.workspaceId, workspace.id), notMerged, publicBoard), [desc(posts.voteCount), desc(posts.createdAt)], limit, true)
+  return findPosts(db, and(eq(posts.workspaceId, workspace.id), listed, publicBoard), [desc(posts.voteCount), desc(posts.createdAt)], limit, true)
 }
 
 export const SITEMAP_POSTS = 10_000
@@ -126,7 +129,7 @@ export async function publicSitemap(db: Db, workspaceSlug: string) {
   const [boardRows, postRows] = await Promise.all([
     db.select({ slug: boards.slug, updatedAt: boards.updatedAt }).from(boards).where(and(eq(boards.workspaceId, workspace.id), publicBoard)).orderBy(asc(boards.slug)),
     db.select({ id: posts.id, updatedAt: posts.updatedAt }).from(posts).innerJoin(boards, eq(boards.id, posts.boardId))
-      .where(and(eq(posts.workspaceId, workspace.id), notMerged, publicBoard)).orderBy(desc(posts.updatedAt), desc(posts.id)).limit(SITEMAP_POSTS),
+      .where(and(eq(posts.workspaceId, workspace.id), listed, publicBoard)).orderBy(desc(posts.updatedAt), desc(posts.id)).limit(SITEMAP_POSTS),
   ])
   return { boards: boardRows, posts: postRows }
 }
@@ -136,13 +139,13 @@ const ROADMAP_LIMIT = 50
 /** Public posts in planned, in-progress and complete statuses: the top 50 of each kind by votes, in four queries. */
 export async function publicRoadmap(db: Db, workspaceSlug: string) {
   const workspace = await findWorkspace(db, workspaceSlug)
-  const visible = and(eq(posts.workspaceId, workspace.id), notMerged, publicBoard, inArray(statuses.kind, [...ROADMAP_KINDS]))
+  const visible = and(eq(posts.workspaceId, workspace.id), listed, publicBoard, inArray(statuses.kind, [...ROADMAP_KINDS]))
   // Rank inside each kind first, so a busy "complete" column cannot crowd out the others.
   const ranked = sql`${posts.id} in (
     select id from (
       select p.id, row_number() over (partition by s.kind order by p.vote_count desc, p.created_at desc, p.id desc) as rank
       from ${posts} p join ${statuses} s on s.id = p.status_id join ${boards} b on b.id = p.board_id
-      where p.workspace_id = ${workspace.id} and p.merged_into_id is null and not b.is_private
+      where p.workspace_id = ${workspace.id} and p.merged_into_id is null and p.moderation is null and not b.is_private
     ) ranked where rank <= ${ROADMAP_LIMIT})`
   const [items, statusRows] = await Promise.all([
     findPosts(db, and(visible, ranked), [desc(posts.voteCount), desc(posts.createdAt)], ROADMAP_LIMIT * ROADMAP_KINDS.length, true),

@@ -20,6 +20,8 @@ export const WorkspaceUpdate = t.Object({
     default_board: t.Optional(t.Nullable(t.String({ maxLength: 48, description: 'The slug of the public board the widget opens on (default: the oldest public board)' }))),
     brand_color: t.Optional(t.Nullable(t.String({ pattern: '^#[0-9a-fA-F]{6}$', description: "The portal's and widget's accent colour (public as `accent_color`); also the colour of e-mail to end users" }))),
     author_votes: t.Optional(t.Boolean({ description: "An end user's new post starts with their own vote (default true)" })),
+    moderation: t.Optional(Enum(['off', 'suspicious', 'anonymous'], { description: 'What end-user posts are held for review (docs/moderation.md): `off` (default) none; `suspicious` anonymous and unconfirmed writers\' posts whose spam score reaches 5; `anonymous` every post by an anonymous or unconfirmed writer. Identified (JWT) and confirmed end users are never held' })),
+    proof_of_work: t.Optional(t.Boolean({ description: 'Anonymous and unconfirmed end users solve an ALTCHA proof of work (GET /contact/challenge) to post through the widget and public API (default false; docs/moderation.md#proof-of-work)' })),
     email_identified_users: t.Optional(t.Boolean({ description: 'Post updates are e-mailed to identified (JWT) end users too (default true); off, only `end_user.notified` webhook events tell them, for your own product to pass on' })),
   }, { additionalProperties: false })),
 }, { additionalProperties: false, $id: 'WorkspaceUpdate', examples: [{ name: 'Acme Inc', settings: { allow_anonymous: false, default_board: 'ideas' } }] })
