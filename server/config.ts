@@ -69,6 +69,8 @@ export interface Config {
   rateLimitPerIp: number
   /** Entries of each per-process cache (credentials, public pages; server/db/changes.ts); 0 turns them off. */
   cacheEntries: number
+  /** Bytes the public cache's answers may hold in all (PUBLIC_CACHE_MB; server/lib/public-cache.ts); 0 turns it off. */
+  publicCacheBytes: number
   /** Seconds a rotated-out OAuth refresh token still earns an access token (0: strict rotation). */
   oauthRefreshGraceSeconds: number
   /** Cookies get `Secure` unless the service runs on plain-http localhost. */
@@ -254,6 +256,7 @@ export function getConfig(env: Env): Config {
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 600, 1, 1_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
     cacheEntries: integer(env, 'CACHE_ENTRIES', 1000, 0, 1_000_000),
+    publicCacheBytes: integer(env, 'PUBLIC_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
     inboundEmailDomain: inboundDomain(env, base.hostname),
     inboundTrustedAuthservIds: list(env, 'INBOUND_TRUSTED_AUTHSERV_IDS').map((id) => id.toLowerCase()),
     oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),

@@ -3,7 +3,8 @@ import { MAX_PAGE } from '../../lib/paging.ts'
 import { notFound } from '../../errors.ts'
 import { publicChangelog } from '../changelog/public.ts'
 import type { PostFilters } from '../posts/queries.ts'
-import { publicBoardPosts, publicPost, publicRoadmap, publicTopPosts, publicWorkspace } from '../public/service.ts'
+import { cachedWorkspace } from '../public/cache.ts'
+import { publicBoardPosts, publicPost, publicRoadmap, publicTopPosts } from '../public/service.ts'
 import { votedBy } from '../votes/service.ts'
 import type { PageContext, PortalWorkspace } from './layout.ts'
 import { portalBoardPath, portalPath, portalPostPath } from './links.ts'
@@ -17,7 +18,8 @@ export const PER_PAGE = 20
 const TOP_POSTS = 10
 const SORTS = new Set<string>(['top', 'new', 'trending'])
 
-export const loadPortal = (ctx: AppContext, slug: string) => publicWorkspace(ctx.db, slug, ctx.config.baseUrl)
+/** The workspace's branding, public boards and statuses, from the public cache; with its id. */
+export const loadPortal = (ctx: AppContext, slug: string) => cachedWorkspace(ctx, slug)
 
 async function listState(ctx: AppContext, visitor: Visitor | null, ids: string[], returnTo: string): Promise<ListState> {
   return { voted: visitor ? await votedBy(ctx.db, visitor.endUserId, ids) : new Set(), returnTo }

@@ -5,7 +5,7 @@ import { PagingQuery } from '../../lib/paging-schema.ts'
 import type { AppContext } from '../../context.ts'
 import { readPage } from '../../lib/paging.ts'
 import { PostListQuery, PostListResponse } from '../posts/model.ts'
-import { conditionalJson } from './cache.ts'
+import { cachedBoardPosts, cachedWorkspace, conditionalJson, jsonAnswer, sendJson } from './cache.ts'
 import { NotModified, PublicPostResponse, PublicWorkspaceResponse, RoadmapResponse } from './model.ts'
 import * as portal from './service.ts'
 import { PublicBoardParams, PublicPostParams, PublicWorkspaceParams } from '../../lib/schema.ts'
@@ -31,14 +31,18 @@ export const publicModule = (ctx: AppContext) =>
     .options('/*', ({ set }) => {
       set.status = 204
     }, { detail: { hide: true } })
-    .get('/:workspace_slug', ({ params }) => portal.publicWorkspace(ctx.db, params.workspace_slug, ctx.config.baseUrl), {
+    .get('/:workspace_slug', async ({ params, request, set }) => sendJson(request, set, (await cachedWorkspace(ctx, params.workspace_slug)).json), {
       params: PublicWorkspaceParams,
       response: { 200: PublicWorkspaceResponse, 304: NotModified },
       detail: { operationId: 'getPublicWorkspace', tags, security, summary: "A workspace's public portal: branding, public boards, statuses", description: caching },
     })
-    .get('/:workspace_slug/boards/:board_slug/posts', async ({ params, query, request }) => {
-      const viewer = await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization'))
-      return portal.publicBoardPosts(ctx.db, params.workspace_slug, params.board_slug, query, readPage(query), viewer)
+    .get('/:workspace_slug/boards/:board_slug/posts', async ({ params, query, request, set }) => {
+      // Everyone's page from the public cache; a session's `voted` is added to a copy, never kept.
+      const answer = await cachedBoardPosts(ctx, params.workspace_slug, params.board_slug, query)
+      const viewer = request.headers.has('authorization') ? await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization')) : null
+      if (!viewer) return sendJson(request, set, answer)
+      const list = JSON.parse(answer.body) as Awaited<ReturnType<typeof portal.publicBoardPosts>>
+      return sendJson(request, set, jsonAnswer({ ...list, items: await portal.withVoted(ctx.db, viewer, list.items) }))
     }, {
       params: PublicBoardParams,
       query: PostListQuery,
