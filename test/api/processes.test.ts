@@ -288,6 +288,56 @@ describe('security', () => {
     await admin.end()
   }, 60_000)
 
+  test('the public cache: a post written through one process is in the other\'s next cached read within 100 ms; with its listening connection killed, a process serves no public page from memory', async () => {
+    const [a, b] = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)))
+    const key = await ws.key(['posts:write'], 'public cache')
+    const onA = clientOf(a!.port, { authorization: `Bearer ${key}` })
+    const onB = clientOf(b!.port)
+    const list = `/api/v1/public/${ws.slug}/boards/ideas/posts?sort=new`
+    const board = `/portal/${ws.slug}/boards/ideas?sort=new`
+    const titles = async () => (await onB.get(list)).body.items.map((post: { title: string }) => post.title) as string[]
+    /** Reads B until `check` passes and says how long after `since` it did. */
+    const seenOnB = async (path: string, check: (body: any) => boolean, since: number) => {
+      for (;;) {
+        const res = await onB.get(path)
+        if (check(res.body)) return Date.now() - since
+        if (Date.now() - since > 5000) throw new Error(`B never showed the change at ${path}`)
+        await Bun.sleep(2)
+      }
+    }
+    // Twice each: the second answers come from B's public cache.
+    for (let i = 0; i < 2; i++) {
+      expect((await onB.get(list)).status).toBe(200)
+      expect((await onB.get(board)).status).toBe(200)
+    }
+    const written = Date.now()
+    expect((await onA.post('/api/v1/boards/ideas/posts', { title: 'Written on A' })).status).toBe(201)
+    const committed = Date.now()
+    expect(await seenOnB(list, (body) => body.items.some((post: any) => post.title === 'Written on A'), committed)).toBeLessThan(100)
+    expect(await seenOnB(board, (body) => body.includes('Written on A'), committed)).toBeLessThan(100)
+    expect(committed - written).toBeLessThan(5000)
+
+    // B's listening connection killed while the database refuses new ones: B cannot hear a change, so it reads.
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+    const server = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+    const name = new URL(databaseUrl).pathname.slice(1)
+    await admin`select 1`
+    try {
+      await server.unsafe(`alter database ${name} allow_connections false`)
+      const killed = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`
+      expect(killed.length).toBeGreaterThan(0)
+      await Bun.sleep(200)
+      // Written with no one listening (straight in SQL, as another tool would): no notification reaches B.
+      await admin`update posts set title = 'Renamed unheard' where title = 'Written on A'`
+      expect(await titles()).toContain('Renamed unheard')
+    } finally {
+      await server.unsafe(`alter database ${name} allow_connections true`)
+      await server.end()
+    }
+    await eventually(async () => (await admin`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`).length >= 2, 10_000, 'B listening again')
+    await admin.end()
+  }, 60_000)
+
   test('a member demoted through one process loses the admin role on the other within a second (its membership was cached there)', async () => {
     const b = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)
     const member = await addMember(h, ws, `demoted-${Date.now()}@example.com`, 'admin')
