@@ -256,7 +256,7 @@ export function getConfig(env: Env): Config {
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 600, 1, 1_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
     cacheEntries: integer(env, 'CACHE_ENTRIES', 1000, 0, 1_000_000),
-    publicCacheBytes: integer(env, 'PUBLIC_CACHE_MB', 16, 0, 4096) * 1024 * 1024,
+    publicCacheBytes: integer(env, 'PUBLIC_CACHE_MB', 8, 0, 4096) * 1024 * 1024,
     inboundEmailDomain: inboundDomain(env, base.hostname),
     inboundTrustedAuthservIds: list(env, 'INBOUND_TRUSTED_AUTHSERV_IDS').map((id) => id.toLowerCase()),
     oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),

@@ -18,6 +18,8 @@ interface Entry<V> { value: V; workspaceId: string; stamp: number; bytes: number
 export interface PublicCache {
   /** The kept answer for `key`, else `load`'s (kept when it says so and nothing public changed meanwhile). */
   through<V>(key: string, load: () => Promise<Loaded<V>>): Promise<V>
+  /** Whether an answer loaded now could be kept (the cache is on and the process hears every change). */
+  readonly keeping: boolean
   /** Counts since start, for benchmarks and tests. */
   readonly stats: { hits: number; misses: number; entries: number; bytes: number }
 }
@@ -82,6 +84,7 @@ export function publicCache(feed: ChangeFeed, limits: { entries: number; bytes: 
         if (loading.get(key)?.promise === promise) loading.delete(key)
       }
     },
+    get keeping() { return on && feed.live },
     get stats() { return { hits, misses, entries: entries.size, bytes } },
   }
 }

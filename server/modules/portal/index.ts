@@ -14,7 +14,7 @@ import { portalPath, portalPostPath } from './links.ts'
 import { formAllowed, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
 import { htmlPage, portalReturnTo, preparePage, seeOther, sendPage, withDone, type Doc, type HeaderMap, type PreparedPage } from './respond.ts'
 import type { Loaded } from '../../lib/public-cache.ts'
-import { publicAnswers, stringBytes } from '../public/cache.ts'
+import { keptBytes, publicAnswers } from '../public/cache.ts'
 import { robotsTxt, sitemapXml } from './seo.ts'
 import { notFoundPage } from './views.ts'
 import { afterAnonymousWrite, sessionIdOf } from '../visitors/service.ts'
@@ -102,7 +102,7 @@ export const portalModule = (ctx: AppContext) => {
       const doc = await build(pc)
       if ('redirect' in doc) return { value: doc }
       const prepared = await preparePage(doc, 200)
-      return { value: prepared, keep: pc.error || pc.notice ? undefined : { workspaceId: pc.workspaceId, bytes: stringBytes(prepared.body) } }
+      return { value: prepared, keep: pc.error || pc.notice ? undefined : { workspaceId: pc.workspaceId, bytes: keptBytes(prepared.body) } }
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'NOT_FOUND') throw error
       return { value: await preparePage(notFoundPage(pc, `${error.message}: it may have been removed, or it is not public.`), 404) }

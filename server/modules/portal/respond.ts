@@ -10,14 +10,14 @@ export type HeaderMap = Record<string, string>
 
 const sameTag = (candidate: string, etag: string) => candidate.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')
 
-/** A page rendered and hashed, ready to send to whoever asks (the public cache keeps these). */
-export interface PreparedPage { body: string; status: number; styles: string[]; headers: HeaderMap; etag?: string; personal: boolean }
+/** A page rendered, encoded and hashed, ready to send to whoever asks (the public cache keeps these). */
+export interface PreparedPage { body: Uint8Array<ArrayBuffer>; status: number; styles: string[]; headers: HeaderMap; etag?: string; personal: boolean }
 
 /** Renders what every request for the page shares: its bytes, the hash of its one inline style, its ETag. */
 export async function preparePage(doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false): Promise<PreparedPage> {
   const body = 'style' in doc ? doc.body.value : doc.value
   const styles = 'style' in doc ? [`'sha256-${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(doc.style))).toString('base64')}'`] : []
-  return { body, status, styles, headers: extra, personal, etag: status === 200 ? `W/"${sha256Hex(body).slice(0, 32)}"` : undefined }
+  return { body: new TextEncoder().encode(body), status, styles, headers: extra, personal, etag: status === 200 ? `W/"${sha256Hex(body).slice(0, 32)}"` : undefined }
 }
 
 /**

@@ -24,16 +24,21 @@ interface Exchange {
   set: { status?: number | string; headers: Record<string, string | number> }
 }
 
-/** A public JSON answer as sent: its body and the weak ETag over it. */
-export interface JsonAnswer { body: string; etag: string }
+/**
+ * A public JSON answer as sent: its body encoded once (a kept answer is written as it is, never transcoded per
+ * request) and the weak ETag over it.
+ */
+export interface JsonAnswer { body: Uint8Array<ArrayBuffer>; etag: string }
+
+const encoder = new TextEncoder()
 
 export function jsonAnswer(value: unknown): JsonAnswer {
-  const body = JSON.stringify(value)
-  return { body, etag: `W/"${sha256Hex(body).slice(0, 32)}"` }
+  const text = JSON.stringify(value)
+  return { body: encoder.encode(text), etag: `W/"${sha256Hex(text).slice(0, 32)}"` }
 }
 
-/** What a kept string costs: two bytes a character (UTF-16, an upper bound), plus the entry's own overhead. */
-export const stringBytes = (...strings: string[]) => strings.reduce((sum, text) => sum + 2 * text.length, 256)
+/** What a kept answer is counted at: its bytes plus its entry's own (key, ETag, headers; a generous guess). */
+export const keptBytes = (body: Uint8Array<ArrayBuffer>) => body.byteLength + 512
 
 /**
  * A public JSON answer's headers: a short shared-cache lifetime and the weak ETag, so portals and widgets
@@ -79,7 +84,7 @@ export function cachedWorkspace(ctx: AppContext, slug: string) {
     const { workspaceId, portal } = await publicWorkspaceOf(ctx.db, slug, ctx.config.baseUrl)
     const json = jsonAnswer(portal)
     // The object's share is guessed at twice its JSON.
-    return { value: { workspaceId, portal: deepFreeze(portal), json }, keep: { workspaceId, bytes: stringBytes(json.body, json.body, json.body) } }
+    return { value: { workspaceId, portal: deepFreeze(portal), json }, keep: { workspaceId, bytes: 3 * keptBytes(json.body) } }
   })
 }
 
@@ -89,9 +94,9 @@ export function cachedBoardPosts(ctx: AppContext, slug: string, board: string, q
   return publicAnswers(ctx).through(`posts\n${slug}\n${board}\n${JSON.stringify(inputs)}`, async () => {
     const list = await publicBoardPosts(ctx.db, slug, board, query, readPage(query))
     const answer = jsonAnswer(list)
-    // Nothing is kept while the process does not hear every change: then the workspace need not be looked up.
-    if (!ctx.changes.live) return { value: answer }
+    // Nothing is kept while the cache is off or the process does not hear every change: no workspace to look up then.
+    if (!publicAnswers(ctx).keeping) return { value: answer }
     const { workspaceId } = await cachedWorkspace(ctx, slug)
-    return { value: answer, keep: { workspaceId, bytes: stringBytes(answer.body, answer.etag) } }
+    return { value: answer, keep: { workspaceId, bytes: keptBytes(answer.body) } }
   })
 }
