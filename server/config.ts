@@ -25,6 +25,8 @@ export interface Config {
   dashboardUrl: string
   /** undefined: embedded PGlite persisted under dataDir; `memory://`: throwaway PGlite; else postgres. */
   databaseUrl: string | undefined
+  /** PostgreSQL only: a second pool for the public reads (portal, widget), e.g. a read replica (docs/scaling.md). */
+  databaseReadUrl: string | undefined
   dataDir: string
   secretKey: string | undefined
   smtpUrl: string | undefined
@@ -188,6 +190,8 @@ export function getConfig(env: Env): Config {
   const base = new URL(baseUrl)
 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'memory:', 'file:'])
+  const databaseReadUrl = url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:'])
+  if (databaseReadUrl && !/^postgres(ql)?:/.test(databaseUrl ?? '')) throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL on PostgreSQL too (the embedded database has no replicas)')
   const secretKey = text(env, 'SECRET_KEY')
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
@@ -221,6 +225,7 @@ export function getConfig(env: Env): Config {
     baseUrl,
     dashboardUrl: (url(env, 'DASHBOARD_URL', ['http:', 'https:']) ?? baseUrl).replace(/\/+$/, ''),
     databaseUrl,
+    databaseReadUrl,
     dataDir: text(env, 'DATA_DIR') ?? './data',
     secretKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),

@@ -13,7 +13,7 @@ export interface Loaded<V> {
   keep?: { workspaceId: string; bytes: number }
 }
 
-interface Entry<V> { value: V; workspaceId: string; stamp: number; bytes: number }
+interface Entry<V> { value: V; workspaceId: string; stamp: number; bytes: number; until: number }
 
 export interface PublicCache {
   /** The kept answer for `key`, else `load`'s (kept when it says so and nothing public changed meanwhile). */
@@ -24,7 +24,11 @@ export interface PublicCache {
   readonly stats: { hits: number; misses: number; entries: number; bytes: number }
 }
 
-export function publicCache(feed: ChangeFeed, limits: { entries: number; bytes: number }): PublicCache {
+/**
+ * `ttlMs` (0: none) bounds how long an answer is kept even without a change: for answers read from a replica,
+ * which may not have replayed a change yet when its notification (sent by the primary at commit) drops them.
+ */
+export function publicCache(feed: ChangeFeed, limits: { entries: number; bytes: number; ttlMs?: number }): PublicCache {
   const entries = new Map<string, Entry<unknown>>()
   // Concurrent misses of one key share one load: a page dropped under load is rendered once, not by every request.
   const loading = new Map<string, { at: number; promise: Promise<Loaded<unknown>> }>()
@@ -45,7 +49,7 @@ export function publicCache(feed: ChangeFeed, limits: { entries: number; bytes: 
     if (!feed.live || feed.publicChanges !== at) return
     const old = entries.get(key)
     if (old) drop(key, old)
-    entries.set(key, { value: loaded.value, workspaceId: loaded.keep.workspaceId, stamp, bytes: loaded.keep.bytes })
+    entries.set(key, { value: loaded.value, workspaceId: loaded.keep.workspaceId, stamp, bytes: loaded.keep.bytes, until: limits.ttlMs ? performance.now() + limits.ttlMs : Infinity })
     bytes += loaded.keep.bytes
     // A Map iterates in insertion order and a hit re-inserts: the first entries are the least recently used.
     for (const [oldest, entry] of entries) {
@@ -61,7 +65,7 @@ export function publicCache(feed: ChangeFeed, limits: { entries: number; bytes: 
         const hit = entries.get(key)
         if (hit) {
           drop(key, hit)
-          if (hit.stamp === feed.publicStamp(hit.workspaceId)) {
+          if (hit.stamp === feed.publicStamp(hit.workspaceId) && (hit.until === Infinity || performance.now() < hit.until)) {
             entries.set(key, hit)
             bytes += hit.bytes
             hits++

@@ -1,4 +1,5 @@
 import { perApp, type AppContext } from '../../context.ts'
+import { ApiError } from '../../errors.ts'
 import { readPage } from '../../lib/paging.ts'
 import { publicCache } from '../../lib/public-cache.ts'
 import { sha256Hex } from '../../lib/secrets.ts'
@@ -66,8 +67,30 @@ export async function conditionalJson({ request, responseValue, set }: Exchange)
   return sendJson(request, set, jsonAnswer(responseValue))
 }
 
+/**
+ * How long an answer read through DATABASE_READ_URL is kept at most: a replica may replay a change after its
+ * notification dropped the answer, and the answer read meanwhile would otherwise stay until the next change.
+ */
+export const READ_REPLICA_TTL_MS = 2000
+
 /** The process's public cache (server/lib/public-cache.ts): CACHE_ENTRIES answers, PUBLIC_CACHE_MB in all. */
-export const publicAnswers = perApp((ctx: AppContext) => publicCache(ctx.changes, { entries: ctx.config.cacheEntries, bytes: ctx.config.publicCacheBytes }))
+export const publicAnswers = perApp((ctx: AppContext) => publicCache(ctx.changes, {
+  entries: ctx.config.cacheEntries, bytes: ctx.config.publicCacheBytes, ttlMs: ctx.config.databaseReadUrl ? READ_REPLICA_TTL_MS : 0,
+}))
+
+/**
+ * A public read on the read pool (DATABASE_READ_URL); what it does not find there is looked for on the primary
+ * too, so a replica that has not caught up yet does not answer 404 for a post, board or workspace just created.
+ */
+export async function publicRead<T>(ctx: AppContext, read: (db: AppContext['db']) => Promise<T>): Promise<T> {
+  if (ctx.readDb === ctx.db) return read(ctx.db)
+  try {
+    return await read(ctx.readDb)
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'NOT_FOUND') throw error
+    return read(ctx.db)
+  }
+}
 
 /** Freezes a kept value all the way down: an answer many requests share must not be changed by one of them. */
 function deepFreeze<T>(value: T): T {
@@ -81,7 +104,7 @@ function deepFreeze<T>(value: T): T {
 /** The public workspace (branding, public boards, statuses) as the portal reads it and as `getPublicWorkspace` sends it. */
 export function cachedWorkspace(ctx: AppContext, slug: string) {
   return publicAnswers(ctx).through(`workspace\n${slug}`, async () => {
-    const { workspaceId, portal } = await publicWorkspaceOf(ctx.db, slug, ctx.config.baseUrl)
+    const { workspaceId, portal } = await publicRead(ctx, (db) => publicWorkspaceOf(db, slug, ctx.config.baseUrl))
     const json = jsonAnswer(portal)
     // The object's share is guessed at twice its JSON.
     return { value: { workspaceId, portal: deepFreeze(portal), json }, keep: { workspaceId, bytes: 3 * keptBytes(json.body) } }
@@ -92,7 +115,7 @@ export function cachedWorkspace(ctx: AppContext, slug: string) {
 export function cachedBoardPosts(ctx: AppContext, slug: string, board: string, query: PublicListQuery & Parameters<typeof readPage>[0]) {
   const inputs = Object.entries(query).filter(([, value]) => value !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))
   return publicAnswers(ctx).through(`posts\n${slug}\n${board}\n${JSON.stringify(inputs)}`, async () => {
-    const list = await publicBoardPosts(ctx.db, slug, board, query, readPage(query))
+    const list = await publicRead(ctx, (db) => publicBoardPosts(db, slug, board, query, readPage(query)))
     const answer = jsonAnswer(list)
     // Nothing is kept while the cache is off or the process does not hear every change: no workspace to look up then.
     if (!publicAnswers(ctx).keeping) return { value: answer }

@@ -5,7 +5,8 @@ import { PagingQuery } from '../../lib/paging-schema.ts'
 import type { AppContext } from '../../context.ts'
 import { readPage } from '../../lib/paging.ts'
 import { PostListQuery, PostListResponse } from '../posts/model.ts'
-import { cachedBoardPosts, cachedWorkspace, conditionalJson, jsonAnswer, sendJson } from './cache.ts'
+import { cachedBoardPosts, cachedWorkspace, conditionalJson, jsonAnswer, publicRead, sendJson } from './cache.ts'
+import { votedBy } from '../votes/service.ts'
 import { NotModified, PublicPostResponse, PublicWorkspaceResponse, RoadmapResponse } from './model.ts'
 import * as portal from './service.ts'
 import { PublicBoardParams, PublicPostParams, PublicWorkspaceParams } from '../../lib/schema.ts'
@@ -51,7 +52,8 @@ export const publicModule = (ctx: AppContext) =>
     })
     .get('/:workspace_slug/posts', async ({ params, query, request }) => {
       const viewer = await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization'))
-      return portal.searchPublicPosts(ctx.db, params.workspace_slug, query, readPage(query), viewer)
+      const found = await publicRead(ctx, (db) => portal.searchPublicPosts(db, params.workspace_slug, query, readPage(query)))
+      return { ...found, items: await portal.withVoted(ctx.db, viewer, found.items) }
     }, {
       rateLimit: SEARCH_LIMITS,
       params: PublicWorkspaceParams,
@@ -61,13 +63,14 @@ export const publicModule = (ctx: AppContext) =>
     })
     .get('/:workspace_slug/posts/:post_id', async ({ params, request }) => {
       const viewer = await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization'))
-      return portal.publicPost(ctx.db, params.workspace_slug, params.post_id, viewer)
+      const found = await publicRead(ctx, (db) => portal.publicPost(db, params.workspace_slug, params.post_id))
+      return viewer ? { ...found, voted: (await votedBy(ctx.db, viewer, [found.id])).has(found.id) } : found
     }, {
       params: PublicPostParams,
       response: { 200: PublicPostResponse, 304: NotModified },
       detail: { operationId: 'getPublicPost', tags, security: withSession, summary: 'A post of a public board with its public comments', description: `\`comments\` holds the first 100 public comments, oldest first (\`comment_count\` counts them all). \`status_history\` lists every status the post has had, oldest first, without who changed it. A merged post answers with \`merged_into\` to follow. ${personal} ${caching}` },
     })
-    .get('/:workspace_slug/roadmap', ({ params }) => portal.publicRoadmap(ctx.db, params.workspace_slug), {
+    .get('/:workspace_slug/roadmap', ({ params }) => publicRead(ctx, (db) => portal.publicRoadmap(db, params.workspace_slug)), {
       params: PublicWorkspaceParams,
       response: { 200: RoadmapResponse, 304: NotModified },
       detail: { operationId: 'getPublicRoadmap', tags, security, summary: 'The public roadmap: planned, in-progress and complete posts', description: `Three groups by status kind, each with its status names, its total and its top 50 posts by votes. ${caching}` },
