@@ -29,8 +29,8 @@ const PUBLIC_SLOT0 = PUBLIC_ALL + 1
 /** Slot 0: the listening connection's epoch, odd while it listens; then one change counter per table, then the public counters. */
 export const changeCounters = () => new Int32Array(new SharedArrayBuffer(4 * (PUBLIC_SLOT0 + PUBLIC_SLOTS)))
 
-/** FNV-1a of a workspace id, to its public slot. */
-function publicSlot(workspaceId: string) {
+/** FNV-1a of a workspace id, to its public slot (exported for tests: two workspaces may share one). */
+export function publicSlot(workspaceId: string) {
   let hash = 0x811c9dc5
   for (let i = 0; i < workspaceId.length; i++) hash = Math.imul(hash ^ workspaceId.charCodeAt(i), 0x01000193)
   return PUBLIC_SLOT0 + ((hash >>> 0) % PUBLIC_SLOTS)

@@ -6,6 +6,7 @@
 // `seen` waits up to 100 ms there). The two-process cases are in test/api/processes.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
+import { publicSlot } from '../../server/db/changes.ts'
 import { endUsers } from '../../server/db/schema/index.ts'
 import { publicAnswers } from '../../server/modules/public/cache.ts'
 import { configureHs256, customerToken, identify, nextIp } from '../helpers/end-users.ts'
@@ -28,7 +29,8 @@ beforeAll(async () => {
   h = await startHarness({ CACHE_ENTRIES: String(ENTRIES), PUBLIC_CACHE_MB: '1', TRUST_PROXY: 'true' })
   if (h.database.driver === 'postgres') await h.database.listenForChanges(h.ctx.changes.changed, h.ctx.changes.setLive)
   ws = await workspaceFixture(h)
-  other = await workspaceFixture(h)
+  do other = await workspaceFixture(h)
+  while (publicSlot(other.id) === publicSlot(ws.id))
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, other.id, 'ideas')
   await labelFixture(h, ws.id, 'ux')
@@ -47,13 +49,21 @@ async function statementsOf(read: () => Promise<unknown>) {
   return h.queries.slice(before)
 }
 
-/** Reads once to fill the cache, then proves the second read is served without a statement. */
+/**
+ * Reads once to fill the cache, then proves the next read is served without a statement. On PostgreSQL the
+ * notification of a write just before may still be on its way: an answer loaded while it arrives is not kept
+ * (it may predate the change), so there the fill is tried again for up to a second.
+ */
 async function cached(path: string) {
-  const first = await anon.get(path)
-  expect(first.status).toBe(200)
-  const statements = await statementsOf(() => anon.get(path))
-  expect(statements).toEqual([])
-  return first
+  const deadline = Date.now() + (h.database.driver === 'pglite' ? 0 : 1000)
+  for (;;) {
+    const first = await anon.get(path)
+    expect(first.status).toBe(200)
+    const statements = await statementsOf(() => anon.get(path))
+    if (!statements.length) return first
+    if (Date.now() > deadline) expect(statements).toEqual([])
+    await Bun.sleep(20)
+  }
 }
 
 /**
@@ -128,6 +138,8 @@ describe('happy', () => {
   })
 
   test('a write in another workspace leaves this one\'s cached answers in place', async () => {
+    // Two workspaces whose ids share a counter slot (1 in 256) drop each other's pages: this test needs two that do not.
+    expect(publicSlot(other.id)).not.toBe(publicSlot(ws.id))
     await cached(list())
     await otherApi.post('/api/v1/boards/ideas/posts', { title: 'Elsewhere' })
     await seen(`/api/v1/public/${other.slug}/boards/ideas/posts`, (body) => titles(body).includes('Elsewhere'))
