@@ -55,6 +55,29 @@ function clientOf(port: number, defaults: Record<string, string> = {}, from?: Te
   return client
 }
 
+/**
+ * Kills every LISTEN connection of the test database while it refuses new connections, so no process can
+ * listen again, and runs `during` with a connection opened before (a database's connections are switched off
+ * from another database); then lets connections in again.
+ */
+async function whileNoOneListens(during: (admin: postgres.Sql) => Promise<void>) {
+  const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  const server = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+  const name = new URL(databaseUrl).pathname.slice(1)
+  await admin`select 1`
+  try {
+    await server.unsafe(`alter database ${name} allow_connections false`)
+    const killed = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`
+    expect(killed.length).toBeGreaterThan(0)
+    await Bun.sleep(200)
+    await during(admin)
+  } finally {
+    await server.unsafe(`alter database ${name} allow_connections true`)
+    await server.end()
+    await admin.end()
+  }
+}
+
 /** The environment a running process started with. */
 function environOf(pid: number): Record<string, string> {
   const raw = readFileSync(`/proc/${pid}/environ`, 'utf8')
@@ -318,24 +341,18 @@ describe('security', () => {
     expect(committed - written).toBeLessThan(5000)
 
     // B's listening connection killed while the database refuses new ones: B cannot hear a change, so it reads.
-    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
-    const server = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
-    const name = new URL(databaseUrl).pathname.slice(1)
-    await admin`select 1`
-    try {
-      await server.unsafe(`alter database ${name} allow_connections false`)
-      const killed = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`
-      expect(killed.length).toBeGreaterThan(0)
-      await Bun.sleep(200)
+    await whileNoOneListens(async (admin) => {
       // Written with no one listening (straight in SQL, as another tool would): no notification reaches B.
       await admin`update posts set title = 'Renamed unheard' where title = 'Written on A'`
       expect(await titles()).toContain('Renamed unheard')
-    } finally {
-      await server.unsafe(`alter database ${name} allow_connections true`)
-      await server.end()
-    }
-    await eventually(async () => (await admin`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`).length >= 2, 10_000, 'B listening again')
+    })
+    // Listening again (B retries every 2 s), B keeps answers again and drops them at the next write.
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+    await eventually(async () => (await admin`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`).length >= 2, 10_000, 'A and B listening again')
     await admin.end()
+    for (let i = 0; i < 2; i++) expect(await titles()).toContain('Renamed unheard')
+    expect((await onA.post('/api/v1/boards/ideas/posts', { title: 'Written after' })).status).toBe(201)
+    expect(await seenOnB(list, (body) => body.items.some((post: any) => post.title === 'Written after'), Date.now())).toBeLessThan(1000)
   }, 60_000)
 
   test('a member demoted through one process loses the admin role on the other within a second (its membership was cached there)', async () => {

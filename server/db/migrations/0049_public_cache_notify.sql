@@ -11,22 +11,15 @@
 -- single-event triggers, hence three per table.
 CREATE FUNCTION chorus_notify_public() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'DELETE' THEN
+  -- post_labels has no workspace: its posts say which.
+  IF TG_TABLE_NAME = 'post_labels' AND TG_OP = 'DELETE' THEN
+    PERFORM pg_notify('chorus_cache', 'public:' || workspace_id) FROM (SELECT DISTINCT p.workspace_id FROM old_rows r JOIN posts p ON p.id = r.post_id) changed;
+  ELSIF TG_TABLE_NAME = 'post_labels' THEN
+    PERFORM pg_notify('chorus_cache', 'public:' || workspace_id) FROM (SELECT DISTINCT p.workspace_id FROM new_rows r JOIN posts p ON p.id = r.post_id) changed;
+  ELSIF TG_OP = 'DELETE' THEN
     PERFORM pg_notify('chorus_cache', 'public:' || workspace_id) FROM (SELECT DISTINCT workspace_id FROM old_rows) changed;
   ELSE
     PERFORM pg_notify('chorus_cache', 'public:' || workspace_id) FROM (SELECT DISTINCT workspace_id FROM new_rows) changed;
-  END IF;
-  RETURN NULL;
-END;
-$$;
---> statement-breakpoint
--- post_labels has no workspace: its posts say which.
-CREATE FUNCTION chorus_notify_public_post_labels() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF TG_OP = 'DELETE' THEN
-    PERFORM pg_notify('chorus_cache', 'public:' || workspace_id) FROM (SELECT DISTINCT p.workspace_id FROM old_rows r JOIN posts p ON p.id = r.post_id) changed;
-  ELSE
-    PERFORM pg_notify('chorus_cache', 'public:' || workspace_id) FROM (SELECT DISTINCT p.workspace_id FROM new_rows r JOIN posts p ON p.id = r.post_id) changed;
   END IF;
   RETURN NULL;
 END;
@@ -75,9 +68,9 @@ CREATE TRIGGER labels_notify_public_update AFTER UPDATE ON labels REFERENCING NE
 --> statement-breakpoint
 CREATE TRIGGER labels_notify_public_delete AFTER DELETE ON labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_public();
 --> statement-breakpoint
-CREATE TRIGGER post_labels_notify_public_insert AFTER INSERT ON post_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_public_post_labels();
+CREATE TRIGGER post_labels_notify_public_insert AFTER INSERT ON post_labels REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_public();
 --> statement-breakpoint
-CREATE TRIGGER post_labels_notify_public_delete AFTER DELETE ON post_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_public_post_labels();
+CREATE TRIGGER post_labels_notify_public_delete AFTER DELETE ON post_labels REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_public();
 --> statement-breakpoint
 CREATE TRIGGER end_users_notify_public_update AFTER UPDATE ON end_users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION chorus_notify_public_authors();
 --> statement-breakpoint
