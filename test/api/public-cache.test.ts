@@ -140,10 +140,16 @@ describe('happy', () => {
   test('a write in another workspace leaves this one\'s cached answers in place', async () => {
     // Two workspaces whose ids share a counter slot (1 in 256) drop each other's pages: this test needs two that do not.
     expect(publicSlot(other.id)).not.toBe(publicSlot(ws.id))
-    await cached(list())
-    await otherApi.post('/api/v1/boards/ideas/posts', { title: 'Elsewhere' })
-    await seen(`/api/v1/public/${other.slug}/boards/ideas/posts`, (body) => titles(body).includes('Elsewhere'))
-    expect(await statementsOf(() => anon.get(list()))).toEqual([])
+    // On a loaded PostgreSQL an earlier test's notification can still arrive late and rightly drop the page:
+    // three tries there, each a fresh fill and a write elsewhere. A write that dropped it would fail all three.
+    for (let attempt = 1; ; attempt++) {
+      await cached(list())
+      await otherApi.post('/api/v1/boards/ideas/posts', { title: `Elsewhere ${attempt}` })
+      await seen(`/api/v1/public/${other.slug}/boards/ideas/posts`, (body) => titles(body).includes(`Elsewhere ${attempt}`))
+      const statements = await statementsOf(() => anon.get(list()))
+      if (!statements.length) break
+      if (h.database.driver === 'pglite' || attempt === 3) expect(statements).toEqual([])
+    }
   })
 
   test('If-None-Match of a cached answer is an empty 304; HEAD carries the same ETag', async () => {
