@@ -25,6 +25,8 @@ export interface Config {
   dashboardUrl: string
   /** undefined: embedded PGlite persisted under dataDir; `memory://`: throwaway PGlite; else postgres. */
   databaseUrl: string | undefined
+  /** PostgreSQL only: a second pool for the public reads (portal, widget), e.g. a read replica (docs/scaling.md). */
+  databaseReadUrl: string | undefined
   dataDir: string
   secretKey: string | undefined
   smtpUrl: string | undefined
@@ -71,6 +73,8 @@ export interface Config {
   rateLimitPerIp: number
   /** Entries of each per-process cache (credentials, public pages; server/db/changes.ts); 0 turns them off. */
   cacheEntries: number
+  /** Bytes the public cache's answers may hold in all (PUBLIC_CACHE_MB; server/lib/public-cache.ts); 0 turns it off. */
+  publicCacheBytes: number
   /** Seconds a rotated-out OAuth refresh token still earns an access token (0: strict rotation). */
   oauthRefreshGraceSeconds: number
   /** Cookies get `Secure` unless the service runs on plain-http localhost. */
@@ -188,6 +192,8 @@ export function getConfig(env: Env): Config {
   const base = new URL(baseUrl)
 
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'memory:', 'file:'])
+  const databaseReadUrl = url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:'])
+  if (databaseReadUrl && !/^postgres(ql)?:/.test(databaseUrl ?? '')) throw new ConfigError('DATABASE_READ_URL', 'needs DATABASE_URL on PostgreSQL too (the embedded database has no replicas)')
   const secretKey = text(env, 'SECRET_KEY')
   if (secretKey !== undefined && secretKey.length < 32) {
     throw new ConfigError('SECRET_KEY', 'must be at least 32 characters')
@@ -221,6 +227,7 @@ export function getConfig(env: Env): Config {
     baseUrl,
     dashboardUrl: (url(env, 'DASHBOARD_URL', ['http:', 'https:']) ?? baseUrl).replace(/\/+$/, ''),
     databaseUrl,
+    databaseReadUrl,
     dataDir: text(env, 'DATA_DIR') ?? './data',
     secretKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
@@ -257,6 +264,7 @@ export function getConfig(env: Env): Config {
     rateLimitPerKey: integer(env, 'RATE_LIMIT_PER_KEY', 600, 1, 1_000_000),
     rateLimitPerIp: integer(env, 'RATE_LIMIT_PER_IP', 20, 1, 1_000_000),
     cacheEntries: integer(env, 'CACHE_ENTRIES', 1000, 0, 1_000_000),
+    publicCacheBytes: integer(env, 'PUBLIC_CACHE_MB', 8, 0, 4096) * 1024 * 1024,
     inboundEmailDomain: inboundDomain(env, base.hostname),
     inboundTrustedAuthservIds: list(env, 'INBOUND_TRUSTED_AUTHSERV_IDS').map((id) => id.toLowerCase()),
     oauthRefreshGraceSeconds: integer(env, 'OAUTH_REFRESH_GRACE_SECONDS', 30, 0, 3600),

@@ -1,6 +1,6 @@
 import type { Config } from './config.ts'
 import { createChangeFeed, type ChangeFeed } from './db/changes.ts'
-import type { Database, Db } from './db/client.ts'
+import { openDatabase, type Database, type Db } from './db/client.ts'
 import { createLogger, type Logger } from './lib/log.ts'
 import { createMailer, type Mailer } from './lib/mail.ts'
 import { outboundFor, type Outbound } from './lib/outbound.ts'
@@ -16,6 +16,14 @@ export interface AppContext {
   config: Config & { secretKey: string }
   db: Db
   database: Database
+  /**
+   * Where the public reads go (the portal's pages, the widget's and the public JSON reads): a pool on
+   * DATABASE_READ_URL (a read replica) when set, else `db`. Anything a visitor must see right after their own
+   * write (their `voted` flags, their session) reads `db`.
+   */
+  readDb: Db
+  /** The read pool, when it is not `database` (closed on shutdown). */
+  readDatabase?: Database
   log: Logger
   mail: Mailer
   limiter: RateLimiter
@@ -50,10 +58,13 @@ export async function createContext(config: Config, database: Database, override
   const changes = createChangeFeed()
   // PGlite announces changes in this thread; on PostgreSQL the background worker's connection does (supervisor.ts).
   if (database.driver === 'pglite') await database.listenForChanges(changes.changed, changes.setLive)
+  const readDatabase = config.databaseReadUrl ? openDatabase(config.databaseReadUrl, config.dataDir) : undefined
   return {
     config: config as Config & { secretKey: string },
     db: database.db,
     database,
+    readDb: readDatabase?.db ?? database.db,
+    readDatabase,
     log,
     mail: overrides.mail ?? createMailer(config, database.db, log),
     limiter: overrides.limiter ?? rateLimiterFor(config, database),

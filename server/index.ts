@@ -34,6 +34,7 @@ async function main() {
     if (started?.app.server) await started.app.stop()
     await background?.stop()
     started?.ctx.limiter.close()
+    await started?.ctx.readDatabase?.close()
     await database?.close()
     // Whatever start-up step is still pending ends here with the process.
     process.exit(0)

@@ -8,6 +8,9 @@
 // The caches are on only while that connection listens: from the moment it is lost (or before it first
 // listens, or in a process without a worker) every look-up goes to the database, so nothing committed
 // while no one was listening can be served from memory. Each (re)connect drops everything.
+// The public answers (server/lib/public-cache.ts) hear the same channel with payloads `public:<workspace id>`
+// (migration 0049): those count in one of PUBLIC_SLOTS counters by the workspace's hash (two workspaces that
+// share a slot only drop each other's pages more often), and `workspaces` or `public:*` in one that drops all.
 
 /** The channel of migration 0043's triggers. */
 export const CACHE_CHANNEL = 'chorus_cache'
@@ -16,8 +19,22 @@ export const CACHE_CHANNEL = 'chorus_cache'
 export const CACHED_TABLES = ['api_keys', 'workspaces', 'members'] as const
 export type CachedTable = (typeof CACHED_TABLES)[number]
 
-/** Slot 0: the listening connection's epoch, odd while it listens; then one change counter per table. */
-export const changeCounters = () => new Int32Array(new SharedArrayBuffer(4 * (1 + CACHED_TABLES.length)))
+/** Counters of public changes by workspace hash. */
+const PUBLIC_SLOTS = 256
+/** Where the public counters start: any public change, every workspace's, then one per slot. */
+const PUBLIC_ANY = 1 + CACHED_TABLES.length
+const PUBLIC_ALL = PUBLIC_ANY + 1
+const PUBLIC_SLOT0 = PUBLIC_ALL + 1
+
+/** Slot 0: the listening connection's epoch, odd while it listens; then one change counter per table, then the public counters. */
+export const changeCounters = () => new Int32Array(new SharedArrayBuffer(4 * (PUBLIC_SLOT0 + PUBLIC_SLOTS)))
+
+/** FNV-1a of a workspace id, to its public slot (exported for tests: two workspaces may share one). */
+export function publicSlot(workspaceId: string) {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < workspaceId.length; i++) hash = Math.imul(hash ^ workspaceId.charCodeAt(i), 0x01000193)
+  return PUBLIC_SLOT0 + ((hash >>> 0) % PUBLIC_SLOTS)
+}
 
 export interface ChangeFeed {
   /** The shared counters, handed to the thread that listens. */
@@ -30,6 +47,10 @@ export interface ChangeFeed {
   setLive(live: boolean): void
   /** A number that changes whenever any of `tables` changes or the connection comes or goes. */
   stamp(tables: readonly CachedTable[]): number
+  /** A number that changes whenever what a workspace's public pages show may have changed, or the connection comes or goes. */
+  publicStamp(workspaceId: string): number
+  /** A number that changes with every public change of any workspace (and with the connection). */
+  readonly publicChanges: number
 }
 
 export function createChangeFeed(counters: Int32Array = changeCounters()): ChangeFeed {
@@ -38,8 +59,20 @@ export function createChangeFeed(counters: Int32Array = changeCounters()): Chang
     counters,
     get live() { return (Atomics.load(counters, 0) & 1) === 1 },
     changed(table) {
+      // The public counters: "any" first, so a reader that sees a slot move also sees "any" moved (public-cache.ts).
+      if (table.startsWith('public:')) {
+        const workspaceId = table.slice(7)
+        Atomics.add(counters, PUBLIC_ANY, 1)
+        Atomics.add(counters, workspaceId === '*' ? PUBLIC_ALL : publicSlot(workspaceId), 1)
+        return
+      }
       const index = slot(table)
       if (index > 0) Atomics.add(counters, index, 1)
+      // A workspace's settings, branding, slug or deletion: rare, so every public answer goes.
+      if (table === 'workspaces') {
+        Atomics.add(counters, PUBLIC_ANY, 1)
+        Atomics.add(counters, PUBLIC_ALL, 1)
+      }
     },
     setLive(live) {
       // Always a new epoch, so a reconnect drops what was cached before it even if no close was seen.
@@ -52,6 +85,11 @@ export function createChangeFeed(counters: Int32Array = changeCounters()): Chang
       for (const table of tables) stamp = (stamp * 31 + Atomics.load(counters, slot(table))) | 0
       return stamp
     },
+    publicStamp(workspaceId) {
+      const epoch = Atomics.load(counters, 0)
+      return ((epoch * 31 + Atomics.load(counters, PUBLIC_ALL)) * 31 + Atomics.load(counters, publicSlot(workspaceId))) | 0
+    },
+    get publicChanges() { return (Atomics.load(counters, 0) * 31 + Atomics.load(counters, PUBLIC_ANY)) | 0 },
   }
 }
 

@@ -63,7 +63,7 @@ export interface HtmlPolicy {
  * The one way to answer with an HTML page: a strict Content-Security-Policy (nothing but what the
  * page names, no framing, no <base>, forms only to us), frame-ancestors and X-Frame-Options.
  */
-export function htmlResponse(html: string, policy: HtmlPolicy = {}, init: ResponseInit = {}): Response {
+export function htmlResponse(html: string | Uint8Array<ArrayBuffer>, policy: HtmlPolicy = {}, init: ResponseInit = {}): Response {
   const csp = [
     "default-src 'none'",
     `script-src ${policy.scripts?.join(' ') || "'none'"}`,

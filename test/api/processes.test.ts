@@ -55,6 +55,29 @@ function clientOf(port: number, defaults: Record<string, string> = {}, from?: Te
   return client
 }
 
+/**
+ * Kills every LISTEN connection of the test database while it refuses new connections, so no process can
+ * listen again, and runs `during` with a connection opened before (a database's connections are switched off
+ * from another database); then lets connections in again.
+ */
+async function whileNoOneListens(during: (admin: postgres.Sql) => Promise<void>) {
+  const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  const server = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
+  const name = new URL(databaseUrl).pathname.slice(1)
+  await admin`select 1`
+  try {
+    await server.unsafe(`alter database ${name} allow_connections false`)
+    const killed = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`
+    expect(killed.length).toBeGreaterThan(0)
+    await Bun.sleep(200)
+    await during(admin)
+  } finally {
+    await server.unsafe(`alter database ${name} allow_connections true`)
+    await server.end()
+    await admin.end()
+  }
+}
+
 /** The environment a running process started with. */
 function environOf(pid: number): Record<string, string> {
   const raw = readFileSync(`/proc/${pid}/environ`, 'utf8')
@@ -255,26 +278,15 @@ describe('security', () => {
     const onB = clientOf(b.port, { authorization: `Bearer ${key}` })
     // Twice: the second answer comes from B's key cache.
     for (let i = 0; i < 2; i++) expect((await onB.get('/api/v1/boards/ideas/posts')).status).toBe(200)
-    // One connection of our own, opened before the database refuses new ones, so B's listener cannot come back
-    // (a database's connections are switched off from another database).
-    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
-    const server = postgres(ADMIN_URL, { max: 1, onnotice: () => {} })
-    const name = new URL(databaseUrl).pathname.slice(1)
-    await admin`select 1`
-    try {
-      await server.unsafe(`alter database ${name} allow_connections false`)
-      const killed = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`
-      expect(killed.length).toBeGreaterThan(0)
-      await Bun.sleep(200)
+    // B's listener killed while the database refuses new connections, so it cannot come back meanwhile.
+    await whileNoOneListens(async (admin) => {
       // Revoked while no notification can reach B: no trigger's NOTIFY is heard, yet B refuses the key.
       await admin`update api_keys set revoked_at = now() where name = 'listener lost'`
       const refused = await onB.get('/api/v1/boards/ideas/posts')
       expect(refused.status).toBe(401)
       expect(refused.body.code).toBe('INVALID_API_KEY')
-    } finally {
-      await server.unsafe(`alter database ${name} allow_connections true`)
-      await server.end()
-    }
+    })
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
     // B listens again (it retries every 2 s), and a revocation announced to it is refused within the second.
     await eventually(async () => (await admin`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`).length > 0, 10_000, 'B listening again')
     const again = await ws.key(['posts:read'], 'listener back')
@@ -286,6 +298,58 @@ describe('security', () => {
     expect(Date.now() - revokedAt).toBeLessThan(1000)
     expect(refusedAgain.status).toBe(401)
     await admin.end()
+  }, 60_000)
+
+  test('the public cache: a post written through one process is in the other\'s next cached read within 100 ms; with its listening connection killed, a process serves no public page from memory', async () => {
+    const [a, b] = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)))
+    const key = await ws.key(['posts:write'], 'public cache')
+    const onA = clientOf(a!.port, { authorization: `Bearer ${key}` })
+    const onB = clientOf(b!.port)
+    const list = `/api/v1/public/${ws.slug}/boards/ideas/posts?sort=new`
+    const board = `/portal/${ws.slug}/boards/ideas?sort=new`
+    const titles = async () => (await onB.get(list)).body.items.map((post: { title: string }) => post.title) as string[]
+    /**
+     * How long after `since` the first read of B that showed the change was sent. Reads are sent every 5 ms
+     * without waiting for each other, so a loaded machine's slow answers do not count as the change's delay: as
+     * a client sees it, a read sent that long after the write's answer already shows the write.
+     */
+    const seenOnB = async (path: string, check: (body: any) => boolean, since: number) => {
+      const shown: number[] = []
+      const reads: Promise<void>[] = []
+      while (!shown.length) {
+        if (Date.now() - since > 5000) throw new Error(`B never showed the change at ${path}`)
+        const started = Date.now()
+        reads.push(onB.get(path).then((res) => void (check(res.body) && shown.push(started - since))))
+        await Promise.race([Bun.sleep(5), Promise.all(reads)])
+      }
+      await Promise.all(reads)
+      return Math.min(...shown)
+    }
+    // Twice each: the second answers come from B's public cache.
+    for (let i = 0; i < 2; i++) {
+      expect((await onB.get(list)).status).toBe(200)
+      expect((await onB.get(board)).status).toBe(200)
+    }
+    const written = Date.now()
+    expect((await onA.post('/api/v1/boards/ideas/posts', { title: 'Written on A' })).status).toBe(201)
+    const committed = Date.now()
+    expect(await seenOnB(list, (body) => body.items.some((post: any) => post.title === 'Written on A'), committed)).toBeLessThan(100)
+    expect(await seenOnB(board, (body) => body.includes('Written on A'), committed)).toBeLessThan(100)
+    expect(committed - written).toBeLessThan(5000)
+
+    // B's listening connection killed while the database refuses new ones: B cannot hear a change, so it reads.
+    await whileNoOneListens(async (admin) => {
+      // Written with no one listening (straight in SQL, as another tool would): no notification reaches B.
+      await admin`update posts set title = 'Renamed unheard' where title = 'Written on A'`
+      expect(await titles()).toContain('Renamed unheard')
+    })
+    // Listening again (B retries every 2 s), B keeps answers again and drops them at the next write.
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+    await eventually(async () => (await admin`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen %'`).length >= 2, 10_000, 'A and B listening again')
+    await admin.end()
+    for (let i = 0; i < 2; i++) expect(await titles()).toContain('Renamed unheard')
+    expect((await onA.post('/api/v1/boards/ideas/posts', { title: 'Written after' })).status).toBe(201)
+    expect(await seenOnB(list, (body) => body.items.some((post: any) => post.title === 'Written after'), Date.now())).toBeLessThan(1000)
   }, 60_000)
 
   test('a member demoted through one process loses the admin role on the other within a second (its membership was cached there)', async () => {

@@ -12,7 +12,9 @@ import { bareNotFound, type PageContext } from './layout.ts'
 import * as pages from './service.ts'
 import { portalBoardPath, portalPath, portalPostPath } from './links.ts'
 import { formAllowed, SESSION_COOKIE, sessionCookie, signInWithToken, visitorOf } from './session.ts'
-import { htmlPage, portalReturnTo, seeOther, withDone, type Doc, type HeaderMap } from './respond.ts'
+import { htmlPage, portalReturnTo, preparePage, seeOther, sendPage, withDone, type Doc, type HeaderMap, type PreparedPage } from './respond.ts'
+import type { Loaded } from '../../lib/public-cache.ts'
+import { keptBytes, publicAnswers } from '../public/cache.ts'
 import { robotsTxt, sitemapXml } from './seo.ts'
 import { notFoundPage } from './views.ts'
 import { afterAnonymousWrite, sessionIdOf } from '../visitors/service.ts'
@@ -30,6 +32,8 @@ const CONFIRM_EMAIL = 'We sent you an e-mail: click its link to confirm your add
 const SSO_FAILED = 'That sign-in link is invalid or has expired, so you are not signed in. Open the portal again from the product, or take part with your e-mail address.'
 
 const hidden = { detail: { hide: true } }
+/** Query parameters that put a message on the page for the visitor who was sent there: such a page is theirs. */
+const PERSONAL_PARAMS = ['done', 'confirm', 'sso']
 
 /** `path?query#hash` with one more query parameter, before the fragment. */
 function withParam(location: string, name: string, value: string) {
@@ -47,9 +51,9 @@ export const portalModule = (ctx: AppContext) => {
 
   /** Who is looking and the workspace's portal, or the plain 404 of a workspace that does not exist. */
   async function context(request: Request, slug: string): Promise<PageContext | null> {
-    let portal
+    let found
     try {
-      portal = await pages.loadPortal(ctx, slug)
+      found = await pages.loadPortal(ctx, slug)
     } catch (error) {
       if (error instanceof ApiError && error.code === 'NOT_FOUND') return null
       throw error
@@ -57,18 +61,27 @@ export const portalModule = (ctx: AppContext) => {
     const done = new URL(request.url).searchParams
     return {
       baseUrl: ctx.config.baseUrl,
-      portal,
+      workspaceId: found.workspaceId,
+      portal: found.portal,
       visitor: await visitorOf(ctx, slug, request),
       notice: [NOTICES[done.get('done') ?? ''], done.get('confirm') === 'email' ? CONFIRM_EMAIL : undefined].filter(Boolean).join(' ') || undefined,
       error: done.get('sso') === 'failed' ? SSO_FAILED : undefined,
     }
   }
 
-  /** A GET page: `?sso_token=` first (identify, cookie, the same URL without it), then the page or its 404. */
-  async function page(request: Request, slug: string, clientIp: string, build: (page: PageContext) => Promise<Doc | { redirect: string }>) {
+  /**
+   * A GET page: `?sso_token=` first (identify, cookie, the same URL without it), then the page or its 404.
+   * With `shared` (what besides the workspace changes the page's bytes), a visitor without a portal session
+   * and without a notice to see gets the page everyone else gets, from the public cache.
+   */
+  async function page(request: Request, slug: string, clientIp: string, build: (page: PageContext) => Promise<Doc | { redirect: string }>, shared?: string) {
     const url = new URL(request.url)
     const token = url.searchParams.get('sso_token')
     if (token !== null) return ssoSignIn(url, slug, token, clientIp)
+    if (shared !== undefined && !cookieValue(request.headers, SESSION_COOKIE) && !PERSONAL_PARAMS.some((name) => url.searchParams.has(name))) {
+      const answer = await publicAnswers(ctx).through(`page\n${slug}\n${shared}`, () => sharedPage(request, slug, build))
+      return 'redirect' in answer ? new Response(null, { status: 301, headers: { location: answer.redirect } }) : sendPage(ctx, request, answer)
+    }
     const pc = await context(request, slug)
     if (!pc) return respond(request, bareNotFound('There is no feedback portal at this address.'), 404)
     const stale: HeaderMap = !pc.visitor && cookieValue(request.headers, SESSION_COOKIE) ? { 'set-cookie': sessionCookie(ctx, slug, null) } : {}
@@ -79,6 +92,21 @@ export const portalModule = (ctx: AppContext) => {
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'NOT_FOUND') throw error
       return respond(request, notFoundPage(pc, `${error.message}: it may have been removed, or it is not public.`), 404, stale, pc.visitor !== null)
+    }
+  }
+
+  /** The page anyone without a session sees; kept when it is the plain page (no 404, no message about the query). */
+  async function sharedPage(request: Request, slug: string, build: (page: PageContext) => Promise<Doc | { redirect: string }>): Promise<Loaded<PreparedPage | { redirect: string }>> {
+    const pc = await context(request, slug)
+    if (!pc) return { value: await preparePage(bareNotFound('There is no feedback portal at this address.'), 404) }
+    try {
+      const doc = await build(pc)
+      if ('redirect' in doc) return { value: doc }
+      const prepared = await preparePage(doc, 200)
+      return { value: prepared, keep: pc.error || pc.notice ? undefined : { workspaceId: pc.workspaceId, bytes: keptBytes(prepared.body) } }
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'NOT_FOUND') throw error
+      return { value: await preparePage(notFoundPage(pc, `${error.message}: it may have been removed, or it is not public.`), 404) }
     }
   }
 
@@ -140,7 +168,8 @@ export const portalModule = (ctx: AppContext) => {
     .use(requestPlugin(ctx))
     .get('/_/:asset', ({ params, request }) => (params.asset in ASSETS ? serveAsset(params.asset as AssetName, request) : new Response('Not found', { status: 404 })), hidden)
     .get('/:workspace_slug', ({ params, request, clientIp }) => page(request, params.workspace_slug, clientIp, (pc) => pages.home(ctx, pc)), hidden)
-    .get('/:workspace_slug/boards/:board_slug', ({ params, request, query, clientIp }) => page(request, params.workspace_slug, clientIp, (pc) => pages.board(ctx, pc, params.board_slug, query)), hidden)
+    .get('/:workspace_slug/boards/:board_slug', ({ params, request, query, clientIp }) => page(request, params.workspace_slug, clientIp, (pc) => pages.board(ctx, pc, params.board_slug, query),
+      JSON.stringify([params.board_slug, query.q, query.status, query.sort, query.page])), hidden)
     .get('/:workspace_slug/posts/:post_id', ({ params, request, clientIp }) => page(request, params.workspace_slug, clientIp, (pc) => pages.post(ctx, pc, params.post_id)), hidden)
     .get('/:workspace_slug/roadmap', ({ params, request, clientIp }) => page(request, params.workspace_slug, clientIp, (pc) => pages.roadmap(ctx, pc)), hidden)
     .get('/:workspace_slug/changelog', ({ params, request, query, clientIp }) => page(request, params.workspace_slug, clientIp, (pc) => pages.changelog(ctx, pc, query)), hidden)

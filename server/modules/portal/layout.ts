@@ -10,6 +10,8 @@ export type PortalWorkspace = Awaited<ReturnType<typeof publicWorkspace>>
 /** What every page knows: the workspace, who is looking, where (for canonical URLs) and any message. */
 export interface PageContext {
   baseUrl: string
+  /** The workspace's id: what drops its pages from the public cache. */
+  workspaceId: string
   portal: PortalWorkspace
   visitor: Visitor | null
   /** Messages shown above the content: a success notice after a redirect, or the error of a refused form. */

@@ -10,23 +10,34 @@ export type HeaderMap = Record<string, string>
 
 const sameTag = (candidate: string, etag: string) => candidate.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')
 
+/** A page rendered, encoded and hashed, ready to send to whoever asks (the public cache keeps these). */
+export interface PreparedPage { body: Uint8Array<ArrayBuffer>; status: number; styles: string[]; headers: HeaderMap; etag?: string; personal: boolean }
+
+/** Renders what every request for the page shares: its bytes, the hash of its one inline style, its ETag. */
+export async function preparePage(doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false): Promise<PreparedPage> {
+  const body = 'style' in doc ? doc.body.value : doc.value
+  const styles = 'style' in doc ? [`'sha256-${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(doc.style))).toString('base64')}'`] : []
+  return { body: new TextEncoder().encode(body), status, styles, headers: extra, personal, etag: status === 200 ? `W/"${sha256Hex(body).slice(0, 32)}"` : undefined }
+}
+
 /**
  * An HTML answer: strict CSP (our stylesheet and script, the page's one inline style by its hash), a weak
  * ETag with 304 on a match, and caching by who asks: a signed-in visitor's page is theirs alone, anyone
  * else's is the same for everybody for 30 s.
  */
-export async function htmlPage(ctx: AppContext, request: Request, doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false) {
-  const body = 'style' in doc ? doc.body.value : doc.value
-  const styles = 'style' in doc ? [`'sha256-${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(doc.style))).toString('base64')}'`] : []
-  const headers: HeaderMap = { vary: 'Cookie', ...extra }
-  const shared = !personal && !carriesSessionCookie(request.headers)
-  headers['cache-control'] = shared && status === 200 ? PUBLIC_CACHE_CONTROL : 'private, no-store'
-  if (status === 200 && request.method === 'GET') {
-    const etag = (headers.etag = `W/"${sha256Hex(body).slice(0, 32)}"`)
-    if (request.headers.get('if-none-match')?.split(',').some((tag) => sameTag(tag, etag))) return new Response(null, { status: 304, headers })
+export function sendPage(ctx: AppContext, request: Request, page: PreparedPage) {
+  const headers: HeaderMap = { vary: 'Cookie', ...page.headers }
+  const shared = !page.personal && !carriesSessionCookie(request.headers)
+  headers['cache-control'] = shared && page.status === 200 ? PUBLIC_CACHE_CONTROL : 'private, no-store'
+  if (page.etag && (request.method === 'GET' || request.method === 'HEAD')) {
+    headers.etag = page.etag
+    if (request.headers.get('if-none-match')?.split(',').some((tag) => sameTag(tag, page.etag!))) return new Response(null, { status: 304, headers })
   }
-  return htmlResponse(body, { scripts: ["'self'"], styles, media: [new URL(ctx.config.baseUrl).origin] }, { status, headers })
+  return htmlResponse(page.body, { scripts: ["'self'"], styles: page.styles, media: [new URL(ctx.config.baseUrl).origin] }, { status: page.status, headers })
 }
+
+export const htmlPage = async (ctx: AppContext, request: Request, doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false) =>
+  sendPage(ctx, request, await preparePage(doc, status, extra, personal))
 
 /** Post/Redirect/Get: never cached. */
 export const seeOther = (location: string, headers: HeaderMap = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } })

@@ -3,7 +3,8 @@ import { MAX_PAGE } from '../../lib/paging.ts'
 import { notFound } from '../../errors.ts'
 import { publicChangelog } from '../changelog/public.ts'
 import type { PostFilters } from '../posts/queries.ts'
-import { publicBoardPosts, publicPost, publicRoadmap, publicTopPosts, publicWorkspace } from '../public/service.ts'
+import { cachedWorkspace, publicRead } from '../public/cache.ts'
+import { publicBoardPosts, publicPost, publicRoadmap, publicTopPosts } from '../public/service.ts'
 import { votedBy } from '../votes/service.ts'
 import type { PageContext, PortalWorkspace } from './layout.ts'
 import { portalBoardPath, portalPath, portalPostPath } from './links.ts'
@@ -17,7 +18,8 @@ export const PER_PAGE = 20
 const TOP_POSTS = 10
 const SORTS = new Set<string>(['top', 'new', 'trending'])
 
-export const loadPortal = (ctx: AppContext, slug: string) => publicWorkspace(ctx.db, slug, ctx.config.baseUrl)
+/** The workspace's branding, public boards and statuses, from the public cache; with its id. */
+export const loadPortal = (ctx: AppContext, slug: string) => cachedWorkspace(ctx, slug)
 
 async function listState(ctx: AppContext, visitor: Visitor | null, ids: string[], returnTo: string): Promise<ListState> {
   return { voted: visitor ? await votedBy(ctx.db, visitor.endUserId, ids) : new Set(), returnTo }
@@ -25,7 +27,7 @@ async function listState(ctx: AppContext, visitor: Visitor | null, ids: string[]
 
 export async function home(ctx: AppContext, page: PageContext) {
   const slug = page.portal.workspace.slug
-  const top = await publicTopPosts(ctx.db, slug, TOP_POSTS)
+  const top = await publicRead(ctx, (db) => publicTopPosts(db, slug, TOP_POSTS))
   return homePage(page, top, await listState(ctx, page.visitor, top.map((post) => post.id), portalPath(slug)))
 }
 
@@ -52,11 +54,11 @@ export async function board(ctx: AppContext, page: PageContext, boardSlug: strin
   if (!found) throw notFound('Board')
   const filters = readBoardQuery(portal, query)
   if (filters.problems.length && !page.error) page.error = `${filters.problems.join('. ')}.`
-  const list = await publicBoardPosts(ctx.db, portal.workspace.slug, boardSlug, {
+  const list = await publicRead(ctx, (db) => publicBoardPosts(db, portal.workspace.slug, boardSlug, {
     q: filters.q || undefined,
     status: filters.status || undefined,
     sort: (filters.sort || 'top') as PostFilters['sort'],
-  }, { page: filters.page, perPage: PER_PAGE, offset: (filters.page - 1) * PER_PAGE })
+  }, { page: filters.page, perPage: PER_PAGE, offset: (filters.page - 1) * PER_PAGE }))
   const base = portalBoardPath(portal.workspace.slug, boardSlug)
   const search = new URLSearchParams(Object.entries({ q: filters.q, status: filters.status, sort: filters.sort, page: filters.page > 1 ? String(filters.page) : '' }).filter(([, value]) => value))
   const returnTo = search.size ? `${base}?${search}` : base
@@ -65,14 +67,14 @@ export async function board(ctx: AppContext, page: PageContext, boardSlug: strin
 
 /** A post page, or where a merged post now lives. */
 export async function post(ctx: AppContext, page: PageContext, postId: string, state?: FormState) {
-  const found = await publicPost(ctx.db, page.portal.workspace.slug, postId)
+  const found = await publicRead(ctx, (db) => publicPost(db, page.portal.workspace.slug, postId))
   if (found.merged_into) return { redirect: portalPostPath(page.portal.workspace.slug, found.merged_into) }
   const here = portalPostPath(page.portal.workspace.slug, found.id)
   return postPage(page, found, await listState(ctx, page.visitor, [found.id], here), state)
 }
 
 export async function roadmap(ctx: AppContext, page: PageContext) {
-  return roadmapPage(page, await publicRoadmap(ctx.db, page.portal.workspace.slug))
+  return roadmapPage(page, await publicRead(ctx, (db) => publicRoadmap(db, page.portal.workspace.slug)))
 }
 
 const ENTRIES_PER_PAGE = 10
@@ -83,7 +85,7 @@ export async function changelog(ctx: AppContext, page: PageContext, query: { pag
   const current = Number.isInteger(number) && number >= 1 && number <= MAX_PAGE ? number : 1
   if (query.page && current !== number) page.error = 'That page number does not exist.'
   const slug = page.portal.workspace.slug
-  const body = await publicChangelog(ctx.db, slug, { page: current, perPage: ENTRIES_PER_PAGE, offset: (current - 1) * ENTRIES_PER_PAGE })
+  const body = await publicRead(ctx, (db) => publicChangelog(db, slug, { page: current, perPage: ENTRIES_PER_PAGE, offset: (current - 1) * ENTRIES_PER_PAGE }))
   page.alternate = { href: `${ctx.config.baseUrl}/api/v1/public/${slug}/changelog/feed.atom`, title: `${page.portal.workspace.name} changelog` }
   return changelogPage(page, body)
 }

@@ -5,7 +5,8 @@ import { PagingQuery } from '../../lib/paging-schema.ts'
 import type { AppContext } from '../../context.ts'
 import { readPage } from '../../lib/paging.ts'
 import { PostListQuery, PostListResponse } from '../posts/model.ts'
-import { conditionalJson } from './cache.ts'
+import { cachedBoardPosts, cachedWorkspace, conditionalJson, jsonAnswer, publicRead, sendJson } from './cache.ts'
+import { votedBy } from '../votes/service.ts'
 import { NotModified, PublicPostResponse, PublicWorkspaceResponse, RoadmapResponse } from './model.ts'
 import * as portal from './service.ts'
 import { PublicBoardParams, PublicPostParams, PublicWorkspaceParams } from '../../lib/schema.ts'
@@ -31,14 +32,18 @@ export const publicModule = (ctx: AppContext) =>
     .options('/*', ({ set }) => {
       set.status = 204
     }, { detail: { hide: true } })
-    .get('/:workspace_slug', ({ params }) => portal.publicWorkspace(ctx.db, params.workspace_slug, ctx.config.baseUrl), {
+    .get('/:workspace_slug', async ({ params, request, set }) => sendJson(request, set, (await cachedWorkspace(ctx, params.workspace_slug)).json), {
       params: PublicWorkspaceParams,
       response: { 200: PublicWorkspaceResponse, 304: NotModified },
       detail: { operationId: 'getPublicWorkspace', tags, security, summary: "A workspace's public portal: branding, public boards, statuses", description: caching },
     })
-    .get('/:workspace_slug/boards/:board_slug/posts', async ({ params, query, request }) => {
-      const viewer = await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization'))
-      return portal.publicBoardPosts(ctx.db, params.workspace_slug, params.board_slug, query, readPage(query), viewer)
+    .get('/:workspace_slug/boards/:board_slug/posts', async ({ params, query, request, set }) => {
+      // Everyone's page from the public cache; a session's `voted` is added to a copy, never kept.
+      const answer = await cachedBoardPosts(ctx, params.workspace_slug, params.board_slug, query)
+      const viewer = request.headers.has('authorization') ? await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization')) : null
+      if (!viewer) return sendJson(request, set, answer)
+      const list = JSON.parse(new TextDecoder().decode(answer.body)) as Awaited<ReturnType<typeof portal.publicBoardPosts>>
+      return sendJson(request, set, jsonAnswer({ ...list, items: await portal.withVoted(ctx.db, viewer, list.items) }))
     }, {
       params: PublicBoardParams,
       query: PostListQuery,
@@ -47,7 +52,8 @@ export const publicModule = (ctx: AppContext) =>
     })
     .get('/:workspace_slug/posts', async ({ params, query, request }) => {
       const viewer = await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization'))
-      return portal.searchPublicPosts(ctx.db, params.workspace_slug, query, readPage(query), viewer)
+      const found = await publicRead(ctx, (db) => portal.searchPublicPosts(db, params.workspace_slug, query, readPage(query)))
+      return { ...found, items: await portal.withVoted(ctx.db, viewer, found.items) }
     }, {
       rateLimit: SEARCH_LIMITS,
       params: PublicWorkspaceParams,
@@ -57,13 +63,14 @@ export const publicModule = (ctx: AppContext) =>
     })
     .get('/:workspace_slug/posts/:post_id', async ({ params, request }) => {
       const viewer = await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization'))
-      return portal.publicPost(ctx.db, params.workspace_slug, params.post_id, viewer)
+      const found = await publicRead(ctx, (db) => portal.publicPost(db, params.workspace_slug, params.post_id))
+      return viewer ? { ...found, voted: (await votedBy(ctx.db, viewer, [found.id])).has(found.id) } : found
     }, {
       params: PublicPostParams,
       response: { 200: PublicPostResponse, 304: NotModified },
       detail: { operationId: 'getPublicPost', tags, security: withSession, summary: 'A post of a public board with its public comments', description: `\`comments\` holds the first 100 public comments, oldest first (\`comment_count\` counts them all). \`status_history\` lists every status the post has had, oldest first, without who changed it. A merged post answers with \`merged_into\` to follow. ${personal} ${caching}` },
     })
-    .get('/:workspace_slug/roadmap', ({ params }) => portal.publicRoadmap(ctx.db, params.workspace_slug), {
+    .get('/:workspace_slug/roadmap', ({ params }) => publicRead(ctx, (db) => portal.publicRoadmap(db, params.workspace_slug)), {
       params: PublicWorkspaceParams,
       response: { 200: RoadmapResponse, 304: NotModified },
       detail: { operationId: 'getPublicRoadmap', tags, security, summary: 'The public roadmap: planned, in-progress and complete posts', description: `Three groups by status kind, each with its status names, its total and its top 50 posts by votes. ${caching}` },

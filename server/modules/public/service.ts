@@ -27,7 +27,10 @@ export async function findWorkspace(db: Db, slug: string) {
 }
 
 /** The portal's front page: branding, public boards with their post counts, and the workflow. */
-export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
+export const publicWorkspace = async (db: Db, slug: string, baseUrl: string) => (await publicWorkspaceOf(db, slug, baseUrl)).portal
+
+/** The public workspace with the id its cached copies are dropped by (server/lib/public-cache.ts). */
+export async function publicWorkspaceOf(db: Db, slug: string, baseUrl: string) {
   const workspace = await findWorkspace(db, slug)
   const [boardRows, statusRows] = await Promise.all([
     db.select({ id: boards.id, slug: boards.slug, name: boards.name, description: boards.description, post_count: boardPostCount, age_rank: sql<number>`row_number() over (order by ${boards.createdAt}, ${boards.id})`.mapWith(Number) })
@@ -42,7 +45,7 @@ export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
   const brandColor = typeof settings.brand_color === 'string' ? settings.brand_color : null
   // The configured default when it is still a public board, else the oldest public board.
   const defaultBoard = boardRows.find((board) => board.slug === settings.default_board)?.slug ?? boardRows.find((board) => board.age_rank === 1)?.slug ?? null
-  return {
+  const portal = {
     workspace: {
       slug: workspace.slug,
       name: workspace.name,
@@ -61,6 +64,7 @@ export async function publicWorkspace(db: Db, slug: string, baseUrl: string) {
     boards: boardRows.map(({ age_rank: _, ...board }) => board),
     statuses: statusRows,
   }
+  return { workspaceId: workspace.id, portal }
 }
 
 export interface PublicListQuery {
@@ -75,7 +79,7 @@ export interface PublicListQuery {
  * `voted` for the end user of a session on every post: one query for the whole page. Without a viewer
  * the posts are returned as they are (no `voted`), so the anonymous answer stays shareable.
  */
-async function withVoted<T extends { id: string }>(db: Db, viewer: string | null, items: T[]) {
+export async function withVoted<T extends { id: string }>(db: Db, viewer: string | null, items: T[]) {
   if (!viewer) return items
   const voted = await votedBy(db, viewer, items.map((post) => post.id))
   return items.map((post) => ({ ...post, voted: voted.has(post.id) }))
