@@ -1,4 +1,5 @@
 import { and, desc, eq, getTableColumns, sql, type SQL } from 'drizzle-orm'
+import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { boardPostCounts, boards, companies, labels, postCompanyVotes, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
@@ -17,29 +18,21 @@ const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt),
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
 
+/** The joins every post response reads: board, status and the three kinds of author. */
+const withPostJoins = <Q extends PgSelect>(query: Q) => query
+  .innerJoin(boards, eq(boards.id, posts.boardId))
+  .innerJoin(statuses, eq(statuses.id, posts.statusId))
+  .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
+  .leftJoin(authorEndUser, eq(authorEndUser.id, posts.authorEndUserId))
+  .leftJoin(authorKey, eq(authorKey.id, posts.authorKeyId))
+
 /** One row per post with its board, status, author and label slugs joined in. */
 function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, extra: T = {} as T) {
-  return db
-    .select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, labelSlugs, ...extra })
-    .from(posts)
-    .innerJoin(boards, eq(boards.id, posts.boardId))
-    .innerJoin(statuses, eq(statuses.id, posts.statusId))
-    .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
-    .leftJoin(authorEndUser, eq(authorEndUser.id, posts.authorEndUserId))
-    .leftJoin(authorKey, eq(authorKey.id, posts.authorKeyId))
+  return withPostJoins(db.select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, labelSlugs, ...extra }).from(posts).$dynamic())
 }
 
-/** The same joins as selectPosts under a selection of JSON text (drizzle cannot type one join chain over both selections). */
-function selectPostsJson(db: Db | Tx, selection: Record<string, SQL>) {
-  return db
-    .select(selection)
-    .from(posts)
-    .innerJoin(boards, eq(boards.id, posts.boardId))
-    .innerJoin(statuses, eq(statuses.id, posts.statusId))
-    .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
-    .leftJoin(authorEndUser, eq(authorEndUser.id, posts.authorEndUserId))
-    .leftJoin(authorKey, eq(authorKey.id, posts.authorKeyId))
-}
+/** The same rows under a selection of JSON text. */
+const selectPostsJson = (db: Db | Tx, selection: Record<string, SQL>) => withPostJoins(db.select(selection).from(posts).$dynamic())
 
 /** A time as `isoFromText` writes it: UTC, milliseconds (truncated, as to_char's MS is), `Z`. */
 const isoText = (column: SQL | typeof posts.createdAt) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
