@@ -95,3 +95,9 @@ export function parseJsonBody(bytes: ArrayBuffer | Uint8Array): unknown {
   if (problem) throw invalid(problem.loc, problem.msg, 'value_error.text')
   return value
 }
+
+/**
+ * A JSON body that is already text (PostgreSQL wrote it): sent as it is, with the type Elysia gives an
+ * object. The route's response schema still documents it; Elysia does not validate a Response.
+ */
+export const jsonText = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })

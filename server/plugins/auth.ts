@@ -175,7 +175,7 @@ export const bearerAccess = perApp((ctx: AppContext) => {
         return resolved
       }
       let row = await resolve.apiKey(value)
-      const limited = await enforceRateLimit(ctx, headers, `key:${row.key.id}`, ctx.config.rateLimitPerKey)
+      const limited = await enforceRateLimit(ctx, headers, `key:${row.key.id}`, ctx.config.rateLimitPerKey, 60, true)
       // The key may come from this process's cache: if a credential changed since it was read (the count the
       // rate-limit statement returns moved), it is read again before it acts, whether or not the change's
       // notification has arrived yet. So a revocation is refused by the very next request on every process.

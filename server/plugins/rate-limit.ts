@@ -3,9 +3,12 @@ import { ApiError } from '../errors.ts'
 
 type Headers = Record<string, string | number>
 
-/** Counts one hit, writes the RateLimit-* headers, and throws 429 RATE_LIMITED with Retry-After past the limit. */
-export async function enforceRateLimit(ctx: AppContext, headers: Headers, key: string, limit: number, windowSeconds = 60) {
-  const result = await ctx.limiter.hit(key, limit, windowSeconds)
+/**
+ * Counts one hit, writes the RateLimit-* headers, and throws 429 RATE_LIMITED with Retry-After past the limit.
+ * `leased`: the shared counter may be claimed several hits at a time (server/lib/rate-limit.ts).
+ */
+export async function enforceRateLimit(ctx: AppContext, headers: Headers, key: string, limit: number, windowSeconds = 60, leased = false) {
+  const result = await ctx.limiter.hit(key, limit, windowSeconds, leased)
   headers['ratelimit-limit'] = String(result.limit)
   headers['ratelimit-remaining'] = String(result.remaining)
   headers['ratelimit-reset'] = String(result.resetSeconds)

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../server/app.ts'
 import { getConfig } from '../../server/config.ts'
 import { workspaceFixture } from '../helpers/fixtures.ts'
-import { BASE, startHarness, TEST_SECRET, type Harness } from '../helpers/harness.ts'
+import { BASE, freshRateWindow, startHarness, TEST_SECRET, type Harness } from '../helpers/harness.ts'
+import { rowsOf } from '../../server/db/client.ts'
+import { sql } from 'drizzle-orm'
+import { counterKey } from '../../server/lib/rate-limit.ts'
 
 let h: Harness
 beforeAll(async () => (h = await startHarness({ RATE_LIMIT_PER_KEY: '3', RATE_LIMIT_PER_IP: '2', TRUST_PROXY: 'true' })), 60_000)
@@ -51,6 +54,37 @@ describe('errors', () => {
     const other = await ws.key(['workspace:read'])
     expect((await h.client().get(`/api/v1/workspaces/${ws.slug}`, { headers: { authorization: `Bearer ${other}` } })).status).toBe(200)
   })
+})
+
+describe('the shared counter is claimed a share at a time', () => {
+  let leased: Harness
+  beforeAll(async () => (leased = await startHarness({ RATE_LIMIT_PER_KEY: '640' })), 60_000)
+  afterAll(() => leased.close())
+
+  test('a key claims 1/64 of its budget in one upsert, spends it hit by hit, and a revocation still refuses the next request', async () => {
+    const ws = await workspaceFixture(leased)
+    const key = await ws.key(['workspace:read'], 'leased')
+    const [{ id }] = rowsOf<{ id: string }>(await leased.db.execute(sql`select id from api_keys where name = 'leased'`)) as [{ id: string }]
+    await freshRateWindow(20)
+    const headers = { authorization: `Bearer ${key}` }
+    const remaining: string[] = []
+    for (let i = 0; i < 5; i++) {
+      const res = await leased.client().get(`/api/v1/workspaces/${ws.slug}`, { headers })
+      expect(res.status).toBe(200)
+      remaining.push(res.headers.get('ratelimit-remaining')!)
+    }
+    expect(remaining).toEqual(['639', '638', '637', '636', '635'])
+    if (leased.database.driver === 'postgres') {
+      // One claim of 640 / 64 = 10 hits covered the five requests: the row counts what was claimed.
+      const rows = rowsOf<{ count: number }>(await leased.db.execute(sql`select count from rate_limit_counters where key = ${counterKey(`key:${id}`, 60)}`))
+      expect(rows.map((row) => row.count)).toEqual([10])
+    }
+    const [listed] = (await ws.owner.get(`/api/v1/workspaces/${ws.slug}/api-keys`)).body.filter((item: any) => item.name === 'leased')
+    expect((await ws.owner.delete(`/api/v1/workspaces/${ws.slug}/api-keys/${listed.id}`)).status).toBe(204)
+    const refused = await leased.client().get(`/api/v1/workspaces/${ws.slug}`, { headers })
+    expect(refused.status).toBe(401)
+    expect(refused.body.code).toBe('INVALID_API_KEY')
+  }, 60_000)
 })
 
 describe('security', () => {

@@ -5,7 +5,8 @@ import { readPage } from '../../lib/paging.ts'
 import { forbidden } from '../../errors.ts'
 import { canSeeRevenue, revenueView } from '../companies/demand.ts'
 import { BoardPostsParams, PostCreate, PostIdParams, PostListResponse, PostMerge, PostMergeResult, PostResponse, PostUpdate, TeamPostListQuery, verifiedFilter } from './model.ts'
-import { getPost, listPosts } from './queries.ts'
+import { getPostJson, listPostsJson } from './queries.ts'
+import { jsonText } from '../../lib/json.ts'
 import { writerLanguage } from '../../lib/language.ts'
 import * as posts from './service.ts'
 
@@ -20,8 +21,8 @@ export const postsModule = (ctx: AppContext) =>
       const revenue = canSeeRevenue(workspace, caller, member)
       // An order or a threshold by revenue would disclose it as surely as the figures.
       if (!revenue && (query.sort === 'mrr' || minMrr !== undefined)) throw forbidden('Revenue is hidden from you in this workspace: sort=mrr and min_mrr need it')
-      const list = await listPosts(ctx.db, { workspace, board: params.board_slug }, { ...filters, minMrr, verified: verifiedFilter(query.verified) }, readPage(query))
-      return { ...list, items: list.items.map(revenueView(workspace, caller, member)) }
+      // The body as PostgreSQL writes it, revenue hidden there for a caller who may not see it.
+      return jsonText(await listPostsJson(ctx.db, { workspace, board: params.board_slug }, { ...filters, minMrr, verified: verifiedFilter(query.verified) }, readPage(query), revenue))
     }, {
       params: BoardPostsParams,
       query: TeamPostListQuery,
@@ -40,7 +41,7 @@ export const postsModule = (ctx: AppContext) =>
       response: { 201: PostResponse },
       detail: { operationId: 'createPost', tags, summary: 'Create a post', description: 'With `email` or `end_user_id` the post is made on behalf of that end user (an unknown e-mail creates one); otherwise a key authors it under its name and a session under the member. Raises `post.created`.' },
     })
-    .get('/posts/:post_id', async ({ workspace, caller, member, params }) => revenueView(workspace, caller, member)(await getPost(ctx.db, workspace.id, params.post_id)), {
+    .get('/posts/:post_id', async ({ workspace, caller, member, params }) => jsonText(await getPostJson(ctx.db, workspace.id, params.post_id, canSeeRevenue(workspace, caller, member))), {
       params: PostIdParams,
       workspace: { scope: 'posts:read' },
       response: { 200: PostResponse },

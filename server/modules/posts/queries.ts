@@ -1,4 +1,5 @@
 import { and, desc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-orm'
+import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { boardPostCounts, boards, companies, labels, postCompanyVotes, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
@@ -17,17 +18,48 @@ const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt),
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
 
+/** The joins every post response reads: board, status and the three kinds of author. */
+const withPostJoins = <Q extends PgSelect>(query: Q) => query
+  .innerJoin(boards, eq(boards.id, posts.boardId))
+  .innerJoin(statuses, eq(statuses.id, posts.statusId))
+  .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
+  .leftJoin(authorEndUser, eq(authorEndUser.id, posts.authorEndUserId))
+  .leftJoin(authorKey, eq(authorKey.id, posts.authorKeyId))
+
 /** One row per post with its board, status, author and label slugs joined in. */
 function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, extra: T = {} as T) {
-  return db
-    .select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, labelSlugs, ...extra })
-    .from(posts)
-    .innerJoin(boards, eq(boards.id, posts.boardId))
-    .innerJoin(statuses, eq(statuses.id, posts.statusId))
-    .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
-    .leftJoin(authorEndUser, eq(authorEndUser.id, posts.authorEndUserId))
-    .leftJoin(authorKey, eq(authorKey.id, posts.authorKeyId))
+  return withPostJoins(db.select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, labelSlugs, ...extra }).from(posts).$dynamic())
 }
+
+/** The same rows under a selection of JSON text. */
+const selectPostsJson = (db: Db | Tx, selection: Record<string, SQL>) => withPostJoins(db.select(selection).from(posts).$dynamic())
+
+/** A time as `isoFromText` writes it: UTC, milliseconds (truncated, as to_char's MS is), `Z`. */
+const isoText = (column: SQL | typeof posts.createdAt) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
+/**
+ * The team's post response (toPostResponse with publicView false, then revenueView) written by PostgreSQL
+ * as JSON, in the same field order with the same values: the keyed reads send it as it comes, with no
+ * row mapping, rendering, response validation or serialisation in the process. `showMrr` (a boolean
+ * placeholder) is canSeeRevenue's answer. test/api/posts.test.ts compares the two renderings.
+ */
+const postJson = sql`json_build_object(
+  'id', ${posts.id}, 'board', ${boards.slug}, 'board_id', ${posts.boardId}, 'title', ${posts.title}, 'body', ${posts.body},
+  'status', ${statuses.name}, 'status_id', ${posts.statusId}, 'status_kind', ${statuses.kind}, 'labels', ${labelSlugs},
+  'votes', ${posts.voteCount}, 'comment_count', ${posts.commentCount},
+  'author', case
+    when ${authorUser.id} is not null then json_build_object('type', 'member', 'id', ${authorUser.id}, 'name', coalesce(${authorUser.name}, ${authorUser.email}, 'Team member'), 'email', ${authorUser.email})
+    when ${authorEndUser.id} is not null then json_build_object('type', 'end_user', 'id', ${authorEndUser.id}, 'name', coalesce(${authorEndUser.name}, ${authorEndUser.email}, 'Anonymous'), 'email', ${authorEndUser.email})
+    when ${authorKey.id} is not null then json_build_object('type', 'api_key', 'id', ${authorKey.id}, 'name', coalesce(${authorKey.name}, 'API key'), 'email', null)
+    else json_build_object('type', 'deleted', 'id', null, 'name', 'Deleted user', 'email', null) end,
+  'verified', ${authorEndUser.id} is null or ${authorEndUser.verifiedAt} is not null,
+  'owner_user_id', ${posts.ownerUserId}, 'merged_into', ${posts.mergedIntoId}, 'language', ${posts.language}, 'tracker_issue', ${posts.trackerIssue},
+  'created_at', ${isoText(posts.createdAt)}, 'updated_at', ${isoText(posts.updatedAt)},
+  'demand', json_build_object('voters', ${posts.voteCount}, 'verified_voters', ${posts.demandVerifiedVoters}, 'companies', ${posts.demandCompanies},
+    'mrr', case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr} end,
+    -- Math.round(weighted * 1e6) / 1e6, as the process rounds it.
+    'weighted', floor(${posts.demandWeighted} * 1000000::float8 + 0.5) / 1000000::float8),
+  'score', ${posts.score}, 'factors', ${posts.factors}, 'moderation', ${posts.moderation})`
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
@@ -73,6 +105,7 @@ const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPos
 
 const byId = and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))
 const postLookup = compiled('get_post', (db) => selectPosts(db).where(byId))
+const postJsonLookup = compiled('get_post_json', (db) => selectPostsJson(db, { json: sql<string>`${postJson}::text` }).where(byId))
 // A held post (docs/moderation.md) does not exist for the public until it is approved.
 const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false), isNull(posts.moderation))))
 
@@ -85,6 +118,13 @@ export async function getPost(db: Db | Tx, workspaceId: string, postId: string, 
   const rows = await lookupPost(db, workspaceId, postId, options.publicView ?? false)
   if (!rows[0]) throw notFound('Post')
   return toPostResponse(rows[0], options.publicView ?? false)
+}
+
+/** GET /posts/:id's body as PostgreSQL writes it (`postJson`): one statement; 404 when the workspace has no such post. */
+export async function getPostJson(db: Db | Tx, workspaceId: string, postId: string, showMrr: boolean) {
+  const [row] = await postJsonLookup(db).execute({ id: postId, workspaceId, showMrr })
+  if (!row) throw notFound('Post')
+  return row.json as string
 }
 
 /** Which board a list reads: by slug in a workspace given by id (API) or by slug (public routes, public boards only). */
@@ -193,20 +233,26 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
       .innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`)
       .orderBy(sql`page.n`),
     total: db.select({ n: sql<number>`${total}`.mapWith(Number) }).from(sql`(select 1) as one`),
+    // The page as the team's list body writes it (`postJson`), in the page's order; no row and a null total when the page is empty.
+    json: selectPostsJson(db, {
+      items: sql<string>`coalesce(json_agg(${postJson} order by page.n), '[]')::text`,
+      total: sql<number | null>`max(${bounded ? sql`page.total` : total})`,
+    }).innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`),
   }
 }
 
 /** The page and total statements of each shape of list, compiled once per database (server/db/compiled.ts). */
-const listStatements = new Map<string, { page: ReturnType<typeof compiledPage>; total: ReturnType<typeof compiledTotal> }>()
+const listStatements = new Map<string, { page: ReturnType<typeof compiledPage>; total: ReturnType<typeof compiledTotal>; json: ReturnType<typeof compiledJson> }>()
 const compiledPage = (shape: string, ref: BoardRef, filters: PostFilters) => compiled(`list_posts_${shape}`, (db) => buildList(db, ref, filters).page)
 const compiledTotal = (shape: string, ref: BoardRef, filters: PostFilters) => compiled(`list_posts_total_${shape}`, (db) => buildList(db, ref, filters).total)
+const compiledJson = (shape: string, ref: BoardRef, filters: PostFilters) => compiled(`list_posts_json_${shape}`, (db) => buildList(db, ref, filters).json)
 
 function listStatementsOf(ref: BoardRef, filters: PostFilters) {
   const shape = [filters.sort ?? (filters.q ? 'relevance' : 'new'), filters.status !== undefined ? 's' : '', filters.label !== undefined ? 'l' : '', filters.q ? 'q' : '',
     'id' in ref.workspace ? 'ws' : 'slug', ref.publicOnly ? 'pub' : '', filters.verified === undefined ? '' : `v${Number(filters.verified)}`,
     filters.company !== undefined ? 'c' : '', filters.minMrr !== undefined ? 'm' : ''].join('_')
   let statements = listStatements.get(shape)
-  if (!statements) listStatements.set(shape, (statements = { page: compiledPage(shape, ref, filters), total: compiledTotal(shape, ref, filters) }))
+  if (!statements) listStatements.set(shape, (statements = { page: compiledPage(shape, ref, filters), total: compiledTotal(shape, ref, filters), json: compiledJson(shape, ref, filters) }))
   return statements
 }
 
@@ -219,16 +265,32 @@ function listStatementsOf(ref: BoardRef, filters: PostFilters) {
 export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, publicView = false, loc = 'query') {
   // Revenue never orders or filters a public list, whatever reaches this far.
   if (publicView) filters = { ...filters, company: undefined, minMrr: undefined, sort: filters.sort === 'top' || filters.sort === 'trending' || filters.sort === 'new' ? filters.sort : undefined }
-  const statements = listStatementsOf(ref, filters)
-  const values = {
-    workspace: 'id' in ref.workspace ? ref.workspace.id : ref.workspace.slug, board: ref.board, status: filters.status, label: filters.label, q: filters.q,
-    company: filters.company, minMrr: filters.minMrr,
-    limit: page.perPage, offset: page.offset, counted: page.offset + Math.max(COUNTED_MATCHES, page.perPage),
-  }
-  const rows = await statements.page(db).execute(values)
+  const rows = await listStatementsOf(ref, filters).page(db).execute(listValues(ref, filters, page))
   if (rows[0]) return envelope(render(rows, publicView), page, rows[0].total)
+  return envelope([], page, await emptyPageTotal(db, ref, filters, page, loc))
+}
 
-  // Nothing on the page: an unknown workspace, board, status or label is an error, not an empty list.
+/**
+ * The team's list body (listPosts with publicView false, then revenueView) as JSON text: the page's
+ * posts written by PostgreSQL (`postJson`) in the same one statement, the envelope around them here.
+ */
+export async function listPostsJson(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, showMrr: boolean, loc = 'query') {
+  const [row] = await listStatementsOf(ref, filters).json(db).execute({ ...listValues(ref, filters, page), showMrr })
+  const found = row !== undefined && row.total !== null
+  const total = found ? Number(row.total) : await emptyPageTotal(db, ref, filters, page, loc)
+  // The envelope's other fields after the items, as envelope() orders them.
+  const rest = JSON.stringify(envelope([], page, total)).slice('{"items":[]'.length)
+  return `{"items":${found ? row.items : '[]'}${rest}`
+}
+
+const listValues = (ref: BoardRef, filters: PostFilters, page: Page) => ({
+  workspace: 'id' in ref.workspace ? ref.workspace.id : ref.workspace.slug, board: ref.board, status: filters.status, label: filters.label, q: filters.q,
+  company: filters.company, minMrr: filters.minMrr,
+  limit: page.perPage, offset: page.offset, counted: page.offset + Math.max(COUNTED_MATCHES, page.perPage),
+})
+
+/** Nothing on the page: an unknown workspace, board, status or label is an error, not an empty list; otherwise the total the page is past. */
+async function emptyPageTotal(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, loc: string) {
   let workspaceId = 'id' in ref.workspace ? ref.workspace.id : undefined
   if (workspaceId === undefined) {
     const [found] = await db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.slug, (ref.workspace as { slug: string }).slug))
@@ -239,9 +301,9 @@ export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters
   if (ref.publicOnly && board.isPrivate) throw notFound('Board')
   if (filters.status !== undefined) await resolveStatus(db, workspaceId, filters.status, [loc, 'status'])
   if (filters.label !== undefined) await resolveLabels(db, workspaceId, [filters.label], [loc, 'label'])
-  if (page.offset === 0) return envelope([], page, 0)
-  const [counted] = await statements.total(db).execute(values)
-  return envelope([], page, counted!.n)
+  if (page.offset === 0) return 0
+  const [counted] = await listStatementsOf(ref, filters).total(db).execute(listValues(ref, filters, page))
+  return counted!.n
 }
 
 /**
