@@ -127,3 +127,38 @@ export function evaluate(node: Node, valueOf: (name: string) => number | undefin
     }
   }
 }
+
+/** Whether the formula reads any name `test` accepts (e.g. the `demand.*` figures). */
+export function readsName(node: Node, test: (name: string) => boolean): boolean {
+  switch (node.kind) {
+    case 'number': return false
+    case 'name': return test(node.name)
+    case 'negate': return readsName(node.operand, test)
+    case 'binary': return readsName(node.left, test) || readsName(node.right, test)
+    case 'call': return node.args.some((arg) => readsName(arg, test))
+  }
+}
+
+/**
+ * The formula as a SQL expression with the same meaning as `evaluate`: null where a name has no value,
+ * a divisor is zero or a log's argument is not positive. Built from the parsed tree only: numbers are
+ * JavaScript numbers printed back, names ([a-z0-9_.] by the grammar) go through `nameSql`, so no text
+ * of the formula reaches SQL as it was typed.
+ */
+export function formulaSql(node: Node, nameSql: (name: string) => string): string {
+  switch (node.kind) {
+    case 'number': return `(${String(node.value)})::float8`
+    case 'name': return nameSql(node.name)
+    case 'negate': return `(-${formulaSql(node.operand, nameSql)})`
+    case 'binary': {
+      const [left, right] = [formulaSql(node.left, nameSql), formulaSql(node.right, nameSql)]
+      return node.op === '/' ? `(${left} / nullif(${right}, 0))` : `(${left} ${node.op} ${right})`
+    }
+    case 'call': {
+      const args = node.args.map((arg) => formulaSql(arg, nameSql))
+      if (node.fn === 'log') return `(case when ${args[0]} > 0 then ln(${args[0]}) end)`
+      // least/greatest skip nulls; the formula's min/max are null when any argument is.
+      return `(case when ${args.map((arg) => `${arg} is not null`).join(' and ')} then ${node.fn === 'min' ? 'least' : 'greatest'}(${args.join(', ')}) end)`
+    }
+  }
+}

@@ -339,3 +339,60 @@ describe('scores', () => {
     expect(pub).not.toContain('reach')
   })
 })
+
+describe('scores over demand stay current', () => {
+  const scoring = (body: unknown) => ws.owner.call('PUT', `/api/v1/workspaces/${ws.slug}/scoring`, { body, headers: { 'x-workspace': ws.slug } })
+  const scoreOf = async (postId: string) => (await api.get(`/api/v1/posts/${postId}`)).body.score
+  const scoreEvents = async (postId: string) => (await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'score.changed'))).orderBy(events.id))
+    .filter((event) => (event.data as any).post.id === postId).map((event) => event.data as any)
+
+  test('a custom formula over demand.* follows a vote, an unvote, an MRR change and a merge, with one score.changed per real change', async () => {
+    expect((await scoring({ model: 'custom', formula: 'demand.mrr / 100 + demand.verified_voters' })).status).toBe(200)
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/score-co`, { body: { name: 'Score Co', mrr: 20_000 } })).status).toBe(201)
+    await who('s1', { company: { id: 'score-co', name: 'Score Co' } })
+    await who('s2', { company: { id: 'score-co', name: 'Score Co' } })
+    const p = (await api.post('/api/v1/boards/ideas/posts', { title: 'Scored by demand' })).body.id
+    const q = (await api.post('/api/v1/boards/ideas/posts', { title: 'Scored by demand too' })).body.id
+    // A new post has the formula's value at no demand.
+    expect(await scoreOf(p)).toBe(0)
+
+    await voteAs('s1', p) // one vote moves vote_count and demand in two updates: one event
+    expect(await scoreOf(p)).toBe(201)
+    expect((await scoreEvents(p)).map((e) => [e.from_score, e.to_score])).toEqual([[0, 201]])
+    await voteAs('s2', p) // same company: mrr counted once
+    expect(await scoreOf(p)).toBe(202)
+    await voteAs('s2', p) // unvote
+    expect(await scoreOf(p)).toBe(201)
+    expect((await scoreEvents(p)).map((e) => e.to_score)).toEqual([201, 202, 201])
+
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/score-co`, { body: { mrr: 50_000 } })).status).toBe(200)
+    expect(await scoreOf(p)).toBe(501)
+    // A change that moves no figure the formula reads raises nothing.
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/score-co`, { body: { seats: 9 } })).status).toBe(200)
+    const before = (await scoreEvents(p)).length
+    expect(before).toBe(4)
+
+    await voteAs('s2', q)
+    expect(await scoreOf(q)).toBe(501)
+    const merged = await api.post(`/api/v1/posts/${q}/merge`, { into_post_id: p })
+    expect(merged.status).toBe(200)
+    // Both voters of Score Co on p now: the company once, two verified voters.
+    expect(await scoreOf(p)).toBe(502)
+    expect(await scoreOf(q)).toBe(0)
+    const events_ = await scoreEvents(p)
+    expect(events_).toHaveLength(5)
+    expect(events_.at(-1)).toMatchObject({ from_score: 501, to_score: 502, cause: 'demand', post: { id: p, score: 502, demand: { companies: 1, mrr: 50_000, verified_voters: 2 } } })
+    expect((await scoreEvents(q)).map((e) => e.to_score)).toEqual([501, 0])
+    expect(merged.body.into.score).toBe(502)
+
+    // sort=score follows the stored, current scores.
+    const sorted = (await api.get('/api/v1/boards/ideas/posts?sort=score')).body.items
+    expect(sorted.find((item: any) => item.id === p).score).toBe(502)
+    const scores = sorted.map((item: any) => item.score ?? -Infinity)
+    expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a))
+    // Back to a model without demand: votes no longer touch scores.
+    expect((await scoring({ model: 'rice' })).status).toBe(200)
+    await voteAs('s1', p)
+    expect((await scoreEvents(p))).toHaveLength(5)
+  })
+})

@@ -67,6 +67,21 @@ async function importedAndDone(client: TestClient, slug: string, format: string,
   return done.body
 }
 
+describe('a workspace scored by demand', () => {
+  test('imported votes move the scores of a demand formula and still make no score.changed event', async () => {
+    const ws = await workspaceFixture(h)
+    const saved = await ws.owner.call('PUT', `/api/v1/workspaces/${ws.slug}/scoring`, { body: { model: 'custom', formula: 'demand.voters * 2' }, headers: { 'x-workspace': ws.slug } })
+    expect(saved.status).toBe(200)
+    const before = await sideEffects(ws.id)
+    const done = await importedAndDone(ws.owner, ws.slug, 'csv', { file: 'posts.csv' })
+    expect(done.counts.votes.created).toBe(6)
+    const scored = rowsOf<{ title: string; score: number | null; vote_count: number }>(await h.db.execute(sql`select title, score, vote_count from posts where workspace_id = ${ws.id} order by title`))
+    // The score follows the imported count (the source's own count where it is higher).
+    for (const post of scored) expect([post.title, post.score]).toEqual([post.title, post.vote_count * 2])
+    expect(await sideEffects(ws.id)).toEqual(before)
+  })
+})
+
 describe('CSV, one file', () => {
   let ws: WorkspaceFixture
   beforeAll(async () => {

@@ -2510,7 +2510,7 @@ export interface paths {
         get: operations["getScoring"];
         /**
          * Choose the scoring model (admin)
-         * @description The formula is parsed when saved by a small evaluator (no code runs): an unknown name or function, a syntax error or a division by a constant zero is 422 here and nothing is saved. Saving rescores every post with factors in the same transaction (no `score.changed` events for a model change).
+         * @description The formula is parsed when saved by a small evaluator (no code runs): an unknown name or function, a syntax error or a division by a constant zero is 422 here and nothing is saved. Saving rescores every post with factors (every post, for a formula over `demand.*`, which votes, merges and company changes then keep current) in the same transaction (no `score.changed` events for a model change).
          */
         put: operations["putScoring"];
         post?: never;

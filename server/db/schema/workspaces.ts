@@ -18,6 +18,8 @@ export const workspaces = pgTable('workspaces', {
   logoFileId: text('logo_file_id'),
   faviconFileId: text('favicon_file_id'),
   settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  /** The workspace's custom scoring formula compiled to SQL when it reads `demand.*` (migration 0053), else null. */
+  scoreSql: text('score_sql'),
   plan: text('plan', { enum: PLANS }).notNull().default('startup'),
   subscriptionStatus: text('subscription_status', { enum: SUBSCRIPTION_STATUSES }).notNull().default('trialing'),
   comped: boolean('comped').notNull().default(false),

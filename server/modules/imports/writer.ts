@@ -129,17 +129,21 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
     const linked = await withPosts(t, list, problem)
     const voters = await resolvePeople(t, linked.map(({ record }) => record.voter))
     const rows = linked.map(({ record, postId }) => ({ id: newId('vote'), workspace_id: t.workspaceId, post_id: postId, end_user_id: voters.get(personKey(record.voter)!), created_at: at(record) }))
-    // The per-vote demand trigger stands aside for this statement; the posts are recounted once below (migration 0052).
+    // The per-vote demand trigger and the score.changed event stand aside while the votes go in and their
+    // posts are recounted once (migrations 0052, 0053): imported history tells no one.
+    // (The setting is local to the transaction: a batch that fails takes it with it.)
     await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'on', true)`)
     const inserted = await insertRows(t.tx, 'votes', [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['end_user_id', 'text'], ['created_at', 'timestamptz']], rows, sql`on conflict do nothing returning post_id`)
     const posts = [...new Set(inserted.map((row) => row.post_id!))]
-    await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'off', true), chorus_demand_recount_posts(${sql.param(posts)}::text[])`)
     count(t.tally, 'votes', 'created', inserted.length)
     count(t.tally, 'votes', 'skipped', rows.length - inserted.length)
-    if (!inserted.length) return
-    // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones).
-    await t.tx.execute(sql`update posts p set vote_count = greatest(p.vote_count, (select count(*) from votes v where v.post_id = p.id))
-      where ${anyOf(sql`p.id`, posts)}`)
+    if (inserted.length) {
+      await t.tx.execute(sql`select chorus_demand_recount_posts(${sql.param(posts)}::text[])`)
+      // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones).
+      await t.tx.execute(sql`update posts p set vote_count = greatest(p.vote_count, (select count(*) from votes v where v.post_id = p.id))
+        where ${anyOf(sql`p.id`, posts)}`)
+    }
+    await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'off', true)`)
   },
   async changelog(t, list) {
     const todo = await fresh(t, 'changelog', list)

@@ -10,8 +10,9 @@ import { rowsOf } from '../../db/client.ts'
 import { describeError } from '../../db/errors.ts'
 import { endUsers, postSubscriptions, subscriberUpdates, workspaces } from '../../db/schema/index.ts'
 import { queueTransaction } from '../../db/work.ts'
-import { recordEvent } from '../../events/outbox.ts'
-import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { recordEvents } from '../../events/outbox.ts'
+import { groupBy, settleWithLimit } from '../../lib/concurrency.ts'
+import { withWorkspaceLogo, type MailMessage } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { portalPostUrl } from '../portal/links.ts'
@@ -21,6 +22,7 @@ import { renderNews, summarise, type PendingUpdate } from './render.ts'
 
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
+const SEND_CONCURRENCY = 16
 
 /** The pending updates of end users whose batch is due, `limit` end users at most. */
 const dueEndUsers = (ctx: BackgroundContext, limit: number) => sql`
@@ -69,65 +71,107 @@ const isBounce = (error: unknown) => {
   return typeof code === 'number' && code >= 500 && code < 600
 }
 
-async function finish(ctx: BackgroundContext, rows: Claimed[], status: 'sent' | 'skipped' | 'failed', notified?: Record<string, unknown>) {
-  const keys = rows.map((row) => sql`(${row.update.eventId}, ${row.update.endUserId})`)
+type Fact = Record<string, unknown>
+/** What became of one end user's claimed updates; `retry` pushes their lease out (the back-off). */
+type Outcome = { rows: Claimed[]; status: 'sent' | 'skipped' | 'failed' | 'retry'; fact?: Fact; bounced?: boolean }
+/** One e-mail to send: a recipient's copy of a shared render. */
+type Letter = { rows: Claimed[]; message: MailMessage; fact: Fact }
+
+// Stands in for the recipient's unsubscribe token while one render serves every recipient of the same
+// news in the same language; [a-z] only, so HTML escaping and URLs leave it as it is.
+const TOKEN_SLOT = 'chorusrecipienttokenslot'
+
+const keysOf = (outcomes: Outcome[]) => {
+  const rows = outcomes.flatMap((outcome) => outcome.rows)
+  return sql`(event_id, end_user_id) in (select * from unnest(${`{${rows.map((row) => row.update.eventId).join(',')}}`}::text[], ${`{${rows.map((row) => row.update.endUserId).join(',')}}`}::text[]))`
+}
+
+/** Marks a whole batch in one transaction: a statement per status (and per back-off step), the bounced addresses, the `end_user.notified` events. */
+async function settle(ctx: BackgroundContext, outcomes: Outcome[]) {
   await ctx.db.transaction(async (tx) => {
-    await tx.update(subscriberUpdates).set({ status, leaseUntil: null, ...(status === 'sent' && { sentAt: sql`now()` }) })
-      .where(inArray(sql`(${subscriberUpdates.eventId}, ${subscriberUpdates.endUserId})`, keys))
-    if (notified) await recordEvent(tx, rows[0]!.workspace.id, 'end_user.notified', notified)
+    for (const status of ['sent', 'skipped', 'failed'] as const) {
+      const done = outcomes.filter((outcome) => outcome.status === status)
+      if (done.length) await tx.execute(sql`update subscriber_updates set status = ${status}, lease_until = null${status === 'sent' ? sql`, sent_at = now()` : sql``} where ${keysOf(done)}`)
+    }
+    // Backs off 30 s, 1 min, 2 min, ... by pushing the lease (also "not before") out.
+    const retries = groupBy(outcomes.filter((outcome) => outcome.status === 'retry'), (outcome) => 30 * 2 ** (attemptsOf(outcome.rows) - 1))
+    for (const [seconds, group] of retries) await tx.execute(sql`update subscriber_updates set lease_until = now() + make_interval(secs => ${seconds}) where ${keysOf(group)}`)
+    const bounced = outcomes.filter((outcome) => outcome.bounced).map((outcome) => outcome.rows[0]!.endUser.id)
+    if (bounced.length) await tx.execute(sql`update end_users set email_bounced_at = now() where id = any(${`{${bounced.join(',')}}`}::text[])`)
+    const facts = groupBy(outcomes.filter((outcome) => outcome.fact), (outcome) => outcome.rows[0]!.workspace.id)
+    for (const [workspaceId, group] of facts) await recordEvents(tx, workspaceId, group.map((outcome) => ({ type: 'end_user.notified' as const, data: outcome.fact! })))
   })
 }
 
-/** One end user's due updates: one e-mail (when allowed), one event, or nothing when it all cancelled out. */
-async function sendTo(ctx: BackgroundContext, rows: Claimed[]) {
+const attemptsOf = (rows: Claimed[]) => Math.max(...rows.map((row) => row.update.attempts))
+
+/**
+ * Works out one end user's e-mail (or that there is none: everything cancelled out, or they may not be
+ * e-mailed and only the event tells it). The render is shared through `renders` by everyone of the batch
+ * hearing the same news in the same language from the same workspace; only the token differs.
+ */
+function plan(ctx: BackgroundContext, rows: Claimed[], renders: Map<string, MailMessage>, senders: Map<string, Sender>): Outcome | Letter {
   const { endUser, workspace } = rows[0]!
   const audible = endUser.offAt ? [] : rows.filter((row) => !row.postUnsubscribedAt)
   const news = summarise(audible.map((row) => row.update as PendingUpdate))
-  if (!news.length) return finish(ctx, rows, 'skipped')
+  if (!news.length) return { rows, status: 'skipped' }
   const settings = workspace.settings as Record<string, unknown>
+  const locale = mailLocale(endUser.locale)
   // Identified end users belong to the workspace's own product, which may tell them itself (`end_user.notified`).
   const mayEmail = endUser.email !== null && endUser.verifiedAt !== null && endUser.bouncedAt === null && (endUser.externalId === null || settings.email_identified_users !== false)
-  const fact = (emailed: boolean) => ({ end_user: { id: endUser.id, external_id: endUser.externalId, email: endUser.email, locale: mailLocale(endUser.locale) }, emailed, posts: news })
-  if (!mayEmail) return finish(ctx, rows, 'sent', fact(false))
-  try {
-    const token = endUser.mailToken!
+  const fact = (emailed: boolean) => ({ end_user: { id: endUser.id, external_id: endUser.externalId, email: endUser.email, locale }, emailed, posts: news })
+  if (!mayEmail) return { rows, status: 'sent', fact: fact(false) }
+  const key = `${workspace.id}|${locale}|${audible.map((row) => row.update.eventId).sort().join(',')}`
+  let shared = renders.get(key)
+  if (!shared) {
     const base = ctx.config.baseUrl
     const mail = renderNews(news, endUser.locale, { name: workspace.name, color: typeof settings.brand_color === 'string' ? settings.brand_color : null }, {
       post: (postId) => portalPostUrl(base, workspace.slug, postId),
-      stopPost: (postId) => stopUrl(base, workspace.slug, token, postId),
-      stopAll: stopUrl(base, workspace.slug, token),
+      stopPost: (postId) => stopUrl(base, workspace.slug, TOKEN_SLOT, postId),
+      stopAll: stopUrl(base, workspace.slug, TOKEN_SLOT),
     })
     // One-click unsubscribe (RFC 8058) from what this e-mail is about: its post, or everything when it covers several.
-    const oneClick = news.length === 1 ? stopUrl(base, workspace.slug, token, news[0]!.merged_into?.id ?? news[0]!.post.id) : stopUrl(base, workspace.slug, token)
-    const sender = await senderFor(ctx.db, ctx.secrets, workspace.id, workspace.name)
-    await ctx.mail.send(withWorkspaceLogo({
-      to: endUser.email!,
-      ...mail,
-      ...(sender ?? {}),
-      workspaceId: workspace.id,
-      headers: { ...AUTOMATIC_MAIL_HEADERS, 'List-Unsubscribe': `<${oneClick}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'Content-Language': mailLocale(endUser.locale) },
-    }, { name: workspace.name, logoUrl: fileUrl(base, workspace.logoFileId) }))
-    await finish(ctx, rows, 'sent', fact(true))
-  } catch (error) {
-    ctx.log.warn('post update e-mail not sent', { endUser: endUser.id, attempt: rows[0]!.update.attempts, error: describeError(error) })
-    if (isBounce(error)) {
-      await ctx.db.update(endUsers).set({ emailBouncedAt: sql`now()` }).where(eq(endUsers.id, endUser.id))
-      return finish(ctx, rows, 'failed', fact(false))
-    }
-    const attempts = Math.max(...rows.map((row) => row.update.attempts))
-    if (attempts >= MAX_ATTEMPTS) return finish(ctx, rows, 'failed')
-    // Backs off 30 s, 1 min, 2 min, ... by pushing the lease (also "not before") out.
-    await ctx.db.update(subscriberUpdates).set({ leaseUntil: sql`now() + make_interval(secs => ${30 * 2 ** (attempts - 1)})` })
-      .where(inArray(sql`(${subscriberUpdates.eventId}, ${subscriberUpdates.endUserId})`, rows.map((row) => sql`(${row.update.eventId}, ${row.update.endUserId})`)))
+    const oneClick = news.length === 1 ? stopUrl(base, workspace.slug, TOKEN_SLOT, news[0]!.merged_into?.id ?? news[0]!.post.id) : stopUrl(base, workspace.slug, TOKEN_SLOT)
+    shared = withWorkspaceLogo({
+      to: '', ...mail, ...(senders.get(workspace.id) ?? {}), workspaceId: workspace.id,
+      headers: { ...AUTOMATIC_MAIL_HEADERS, 'List-Unsubscribe': `<${oneClick}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click', 'Content-Language': locale },
+    }, { name: workspace.name, logoUrl: fileUrl(base, workspace.logoFileId) })
+    renders.set(key, shared)
   }
+  const token = endUser.mailToken!
+  const fill = (text: string) => text.replaceAll(TOKEN_SLOT, token)
+  const message = { ...shared, to: endUser.email!, text: fill(shared.text), html: shared.html && fill(shared.html), headers: { ...shared.headers, 'List-Unsubscribe': fill(shared.headers!['List-Unsubscribe']!) } }
+  return { rows, message, fact: fact(true) }
 }
 
-/** Sends the due batches of up to `limit` end users; returns how many end users were handled. */
-export async function sendSubscriberMail(ctx: BackgroundContext, limit = 50) {
+type Sender = Awaited<ReturnType<typeof senderFor>>
+
+/**
+ * Sends the due batches of up to `limit` end users as one batch: one claim, one sender-domain read per
+ * workspace, one render per news and language, SEND_CONCURRENCY e-mails in flight (over the transport's
+ * pooled connections when SMTP_URL has `pool=true`), one transaction marking them all. Returns how many
+ * end users were handled. A crash before that transaction resends this batch after the lease: at most
+ * `limit` end users hear twice, none never.
+ */
+export async function sendSubscriberMail(ctx: BackgroundContext, limit = 200) {
   const rows = await claim(ctx, limit)
-  const byEndUser = new Map<string, Claimed[]>()
-  for (const row of rows) byEndUser.set(row.update.endUserId, [...(byEndUser.get(row.update.endUserId) ?? []), row])
-  await Promise.all([...byEndUser.values()].map((group) => sendTo(ctx, group)))
+  if (!rows.length) return 0
+  const byEndUser = groupBy(rows, (row) => row.update.endUserId)
+  const senders = new Map<string, Sender>()
+  for (const workspace of new Map(rows.map((row) => [row.workspace.id, row.workspace])).values()) senders.set(workspace.id, await senderFor(ctx.db, ctx.secrets, workspace.id, workspace.name))
+  const renders = new Map<string, MailMessage>()
+  const planned = [...byEndUser.values()].map((group) => plan(ctx, group, renders, senders))
+  const letters = planned.filter((item): item is Letter => 'message' in item)
+  const results = await settleWithLimit(letters, SEND_CONCURRENCY, (letter) => ctx.mail.send(letter.message))
+  const outcomes = planned.filter((item): item is Outcome => !('message' in item))
+  letters.forEach((letter, at) => {
+    const result = results[at]!
+    if (result.status === 'fulfilled') return void outcomes.push({ rows: letter.rows, status: 'sent', fact: letter.fact })
+    ctx.log.warn('post update e-mail not sent', { endUser: letter.rows[0]!.endUser.id, attempt: attemptsOf(letter.rows), error: describeError(result.reason) })
+    if (isBounce(result.reason)) outcomes.push({ rows: letter.rows, status: 'failed', bounced: true, fact: { ...letter.fact, emailed: false } })
+    else outcomes.push({ rows: letter.rows, status: attemptsOf(letter.rows) >= MAX_ATTEMPTS ? 'failed' : 'retry' })
+  })
+  await settle(ctx, outcomes)
   return byEndUser.size
 }
 

@@ -39,7 +39,7 @@ export const scoringModule = (ctx: AppContext) =>
       body: ScoringPut,
       workspace: { scope: 'posts:write', role: 'admin' },
       response: { 200: Scoring },
-      detail: { operationId: 'putScoring', tags, summary: 'Choose the scoring model (admin)', description: 'The formula is parsed when saved by a small evaluator (no code runs): an unknown name or function, a syntax error or a division by a constant zero is 422 here and nothing is saved. Saving rescores every post with factors in the same transaction (no `score.changed` events for a model change).' },
+      detail: { operationId: 'putScoring', tags, summary: 'Choose the scoring model (admin)', description: 'The formula is parsed when saved by a small evaluator (no code runs): an unknown name or function, a syntax error or a division by a constant zero is 422 here and nothing is saved. Saving rescores every post with factors (every post, for a formula over `demand.*`, which votes, merges and company changes then keep current) in the same transaction (no `score.changed` events for a model change).' },
     })
     .get('/posts/:post_id/score-history', async ({ workspace, params }) => {
       await findPost(ctx.db, workspace.id, params.post_id)

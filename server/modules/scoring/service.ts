@@ -3,7 +3,7 @@ import type { Db, Tx } from '../../db/client.ts'
 import { posts, scoreChanges, workspaces } from '../../db/schema/index.ts'
 import { invalid } from '../../errors.ts'
 import { recordEvent } from '../../events/outbox.ts'
-import { evaluate, FormulaError, parseFormula, type Node } from '../../lib/formula.ts'
+import { evaluate, FormulaError, formulaSql, parseFormula, readsName, type Node } from '../../lib/formula.ts'
 import { newId } from '../../lib/ids.ts'
 import type { Workspace } from '../../plugins/credentials.ts'
 
@@ -33,6 +33,16 @@ function treeOf(settings: ScoringSettings) {
   return tree
 }
 
+// The compiled formula's parameters (migration 0053, chorus_post_score): $1 the factors, $2.. the figures.
+const DEMAND_PARAMS: Record<string, string> = { 'demand.voters': '$2', 'demand.verified_voters': '$3', 'demand.companies': '$4', 'demand.mrr': '$5', 'demand.weighted': '$6' }
+
+/** The formula as SQL when it reads `demand.*` (so that a vote must rescore), else null. */
+function scoreSqlOf(settings: ScoringSettings) {
+  const tree = treeOf(settings)
+  if (!readsName(tree, (name) => name.startsWith('demand.'))) return null
+  return formulaSql(tree, (name) => DEMAND_PARAMS[name] ?? `($1->>'${name}')::float8`)
+}
+
 export interface DemandFigures { voteCount: number; demandVerifiedVoters: number; demandCompanies: number; demandMrr: number; demandWeighted: number }
 
 /** The score of one post: null while a factor the formula needs is unset, or where it divides by zero. */
@@ -59,8 +69,15 @@ export async function putScoring(db: Db, workspace: Workspace, input: { model: S
     if (error instanceof FormulaError) throw invalid(['body', 'formula'], `${error.message} (at character ${error.position + 1}). Names: ${[...namesOf(settings)].join(', ')}; functions: min, max, log`)
     throw error
   }
+  const scoreSql = scoreSqlOf(settings)
   return db.transaction(async (tx) => {
-    await tx.update(workspaces).set({ settings: sql`jsonb_set(${workspaces.settings}, '{scoring}', ${JSON.stringify(settings)}::jsonb)`, updatedAt: sql`now()` }).where(eq(workspaces.id, workspace.id))
+    await tx.update(workspaces).set({ settings: sql`jsonb_set(${workspaces.settings}, '{scoring}', ${JSON.stringify(settings)}::jsonb)`, scoreSql, updatedAt: sql`now()` }).where(eq(workspaces.id, workspace.id))
+    if (scoreSql) {
+      // A formula over demand scores every post (each has demand), in SQL as the vote trigger will.
+      await tx.execute(sql`update posts set score = s.score from (select id, chorus_post_score(${scoreSql}, factors, vote_count, demand_verified_voters, demand_companies, demand_mrr, demand_weighted) as score
+        from posts where workspace_id = ${workspace.id}) s where posts.id = s.id and posts.score is distinct from s.score`)
+      return settings
+    }
     const rows = await tx.select({ id: posts.id, factors: posts.factors, score: posts.score, voteCount: posts.voteCount, demandVerifiedVoters: posts.demandVerifiedVoters,
       demandCompanies: posts.demandCompanies, demandMrr: posts.demandMrr, demandWeighted: posts.demandWeighted }).from(posts)
       .where(and(eq(posts.workspaceId, workspace.id), sql`${posts.factors} <> '{}'::jsonb`))
