@@ -33,6 +33,13 @@ const QUERY_POSTS = 2000
 /** Candidates from each source before re-ranking. */
 const FULL_TEXT_CANDIDATES = 50
 const TRIGRAM_CANDIDATES = 20
+/**
+ * The trigram title search (pg_trgm's `%` over every title) runs only when the full-text search found
+ * fewer candidates than this: it costs what the titles sharing a trigram with the draft cost to read, the
+ * most of any step at scale, and what it adds is the draft that shares no stem with anything (a typo, a
+ * compound, a script the stemmer splits differently). Trigram similarity still scores every candidate.
+ */
+const TRIGRAM_FALLBACK_BELOW = 5
 
 /** The weights of the formula (they sum to 1 before the board and label bonuses; the score is capped at 1). */
 export const WEIGHTS = { terms: 0.45, titleTerms: 0.35, trigram: 0.2, sameBoard: 0.05, sharedLabels: 0.05 }
@@ -63,8 +70,8 @@ const operand = (lexeme: string) => `'${lexeme.replaceAll('\\', '\\\\').replaceA
 
 /**
  * The full-text candidates (posts holding any of the chosen terms, ranked by the idf of the terms they
- * hold, then id) and the trigram candidates (titles pg_trgm finds similar, `%`), with what the re-ranking
- * needs of each.
+ * hold, then id) and, when those are few, the trigram candidates (titles pg_trgm finds similar, `%`),
+ * with what the re-ranking needs of each.
  */
 async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, query: { lexeme: string; weight: number }[], options: Scope) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
@@ -76,11 +83,38 @@ async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, query:
       limit ${FULL_TEXT_CANDIDATES}` : sql`select null::text as id where false`
   return rowsOf<CandidateRow>(await db.execute(sql`
     with by_text as (${byText}),
-    by_title as (select p.id from posts p where ${visible} and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
+    by_title as (select p.id from posts p where (select count(*) from by_text) < ${TRIGRAM_FALLBACK_BELOW} and ${visible}
+      and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
     select p.id, p.board_id, p.label_ids, similarity(p.title, ${draft.title})::float8 as trigram,
       array(select u.lexeme from unnest(p.search) u where 'A' = any(u.weights)) as title_terms,
       tsvector_to_array(p.search) as terms
     from posts p where p.id in (select id from by_text union select id from by_title)`))
+}
+
+/**
+ * The draft's terms (lexemes, title terms first) with their idf, and the few the full-text candidate search
+ * ORs: the most selective first (highest idf·w), at most QUERY_TERMS reaching at most QUERY_POSTS posts.
+ */
+export async function planSearch(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope = {}) {
+  const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
+  const found = await draftTerms(db, draft, language)
+  const draftTitle = new Set(found.filter((term) => term.in_title).map((term) => term.lexeme))
+  const terms = found.map((term) => term.lexeme)
+  const known = await documentFrequencies(db, workspaceId, terms)
+  const idf = new Map(terms.map((term) => [term, inverseDocumentFrequency(known.df.get(term) ?? 0, known.posts)]))
+  const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
+  // A post's own terms count it once: a term only it holds finds nothing else.
+  const alone = options.excludeId ? 1 : 0
+  const query: { lexeme: string; weight: number }[] = []
+  let reach = 0
+  for (const term of [...terms].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1))) {
+    const df = known.df.get(term) ?? 0
+    if (query.length === QUERY_TERMS) break
+    if (df <= alone || reach + df > QUERY_POSTS) continue
+    query.push({ lexeme: term, weight: weight(term) })
+    reach += df
+  }
+  return { terms, draftTitle, idf, posts: known.posts, query }
 }
 
 const sum = (terms: Iterable<string>, idf: Map<string, number>) => {
@@ -99,37 +133,21 @@ const round = (value: number) => Math.round(value * 1000) / 1000
  *   score      = 0.45·terms + 0.35·titleTerms + 0.20·trigram (+0.05 same board, +0.05 a shared label), at most 1,
  * ties broken by post id, so the same data gives the same answer.
  */
-export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: { excludeId?: string; publicOnly?: boolean; limit?: number; /** Only posts created before `excludeId`'s (the suggestion step: a new post repeats an older one). */ olderOnly?: boolean } = {}): Promise<Candidate[]> {
-  const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
-  const terms = await draftTerms(db, draft, language)
-  const draftTitle = new Set(terms.filter((term) => term.in_title).map((term) => term.lexeme))
-  const known = await documentFrequencies(db, workspaceId, terms.map((term) => term.lexeme))
-  const idf = new Map(terms.map((term) => [term.lexeme, inverseDocumentFrequency(known.df.get(term.lexeme) ?? 0, known.posts)]))
+export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope & { limit?: number } = {}): Promise<Candidate[]> {
+  const { terms, draftTitle, idf, posts, query } = await planSearch(db, workspaceId, draft, options)
   const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
-  // A post's own terms count it once: a term only it holds finds nothing else.
-  const alone = options.excludeId ? 1 : 0
-  const query: { lexeme: string; weight: number }[] = []
-  let reach = 0
-  for (const term of [...terms].sort((a, b) => weight(b.lexeme) - weight(a.lexeme) || (a.lexeme < b.lexeme ? -1 : 1))) {
-    const df = known.df.get(term.lexeme) ?? 0
-    if (query.length === QUERY_TERMS) break
-    if (df <= alone || reach + df > QUERY_POSTS) continue
-    query.push({ lexeme: term.lexeme, weight: weight(term.lexeme) })
-    reach += df
-  }
   const rows = await candidates(db, workspaceId, draft, query, options)
   if (!rows.length) return []
   const titleTerms = [...new Set(rows.flatMap((row) => row.title_terms))].filter((term) => !idf.has(term))
   if (titleTerms.length) {
     const more = await documentFrequencies(db, workspaceId, titleTerms.sort())
-    for (const term of titleTerms) idf.set(term, inverseDocumentFrequency(more.df.get(term) ?? 0, known.posts))
+    for (const term of titleTerms) idf.set(term, inverseDocumentFrequency(more.df.get(term) ?? 0, posts))
   }
-  const draftLexemes = terms.map((term) => term.lexeme)
-  const draftMass = draftLexemes.reduce((total, term) => total + weight(term), 0)
+  const draftMass = terms.reduce((total, term) => total + weight(term), 0)
 
   const ranked = rows.map((row) => {
-    const terms = new Set(row.terms)
-    const shared = draftLexemes.filter((term) => terms.has(term))
+    const held = new Set(row.terms)
+    const shared = terms.filter((term) => held.has(term))
     const termScore = draftMass > 0 ? shared.reduce((total, term) => total + weight(term), 0) / draftMass : 0
     const titleTerms = new Set(row.title_terms)
     const titleUnion = new Set([...draftTitle, ...titleTerms])
