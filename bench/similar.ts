@@ -57,17 +57,16 @@ const caller = { kind: 'session' as const, user, sessionId: 'bench', impersonato
 // Set-wise: sentence a = g mod S; b and c are other sentences of a's language, chosen by g.
 const buildStart = performance.now()
 const array = (values: unknown[], type: string) => sql`${sql.param(values)}::${sql.raw(type)}[]`
+// The sentences as a table joined by number: subscripting arrays row by row would detoast them each time.
 await db.execute(sql`
-  with s as (select ${array(sentences.map((x) => x.title), 'text')} as titles, ${array(sentences.map((x) => x.body), 'text')} as bodies,
-      ${array(sentences.map((x) => x.language), 'text')} as languages, ${array(languageStart, 'int')} as starts, ${array(languageSize, 'int')} as sizes),
-    picks as (select g, 1 + g % ${sentences.length} as a from generate_series(1, ${total}) g),
-    mixed as (select g, a, s.starts[a] + 1 + (g * 7 + g / ${sentences.length}) % s.sizes[a] as b, s.starts[a] + 1 + (g * 13 + 5) % s.sizes[a] as c from picks, s)
+  with s as (select * from unnest(${array(sentences.map((x) => x.title), 'text')}, ${array(sentences.map((x) => x.body), 'text')},
+      ${array(sentences.map((x) => x.language), 'text')}, ${array(languageStart, 'int')}, ${array(languageSize, 'int')}) with ordinality s(title, body, language, start, size, i)),
+    mixed as (select g, s.title, s.body, s.language, s.start + 1 + (g * 7 + g / ${sentences.length}) % s.size as b, s.start + 1 + (g * 13 + 5) % s.size as c
+      from generate_series(1, ${total}) g join s on s.i = 1 + g % ${sentences.length})
   insert into posts (id, workspace_id, board_id, title, body, status_id, language, created_at)
-  select 'post_bench' || lpad(g::text, 8, '0'), ${workspace.id}, ${boardId},
-    trim(s.titles[a] || ' ' || split_part(s.titles[b], ' ', 1 + g % 3)),
-    s.bodies[a] || ' ' || s.bodies[b] || ' ' || s.bodies[c],
-    ${status!.id}, s.languages[a], now() - make_interval(secs => ${total} - g)
-  from mixed, s`)
+  select 'post_bench' || lpad(m.g::text, 8, '0'), ${workspace.id}, ${boardId}, trim(m.title || ' ' || split_part(sb.title, ' ', 1 + m.g % 3)),
+    m.body || ' ' || sb.body || ' ' || sc.body, ${status!.id}, m.language, now() - make_interval(secs => ${total} - m.g)
+  from mixed m join s sb on sb.i = m.b join s sc on sc.i = m.c`)
 await db.execute(sql`analyze posts`)
 await db.execute(sql`vacuum analyze post_term_deltas`)
 const buildSeconds = +((performance.now() - buildStart) / 1000).toFixed(1)
