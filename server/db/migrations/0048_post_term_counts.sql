@@ -9,9 +9,8 @@ CREATE TABLE "post_term_counts" (
 	"posts" integer NOT NULL,
 	PRIMARY KEY ("workspace_id", "lexeme")
 );--> statement-breakpoint
--- No foreign key: a workspace's deletion cascades to its posts, whose delete trigger must not fail on it.
 CREATE TABLE "post_term_deltas" (
-	"workspace_id" text NOT NULL,
+	"workspace_id" text NOT NULL REFERENCES "workspaces"("id") ON DELETE cascade,
 	"lexeme" text NOT NULL,
 	"posts" integer NOT NULL
 );--> statement-breakpoint
@@ -27,7 +26,8 @@ BEGIN
   RETURN NULL;
 END;
 $$;--> statement-breakpoint
--- A workspace being deleted is already gone from `workspaces` here: its posts leave no deltas behind.
+-- A workspace being deleted is already gone from `workspaces` when the cascade deletes its posts: they
+-- leave no deltas (which its foreign key would refuse).
 CREATE FUNCTION chorus_post_terms_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO post_term_deltas (workspace_id, lexeme, posts)
