@@ -18,21 +18,15 @@ CREATE INDEX "post_term_deltas_lexeme_idx" ON "post_term_deltas" ("workspace_id"
 INSERT INTO "post_term_counts" ("workspace_id", "lexeme", "posts")
   SELECT p.workspace_id, t.lexeme, count(*) FROM posts p, unnest(tsvector_to_array(p.search)) t(lexeme)
   WHERE p.merged_into_id IS NULL GROUP BY 1, 2;--> statement-breakpoint
-CREATE FUNCTION chorus_post_terms_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO post_term_deltas (workspace_id, lexeme, posts)
-    SELECT n.workspace_id, t.lexeme, count(*) FROM new_posts n, unnest(tsvector_to_array(n.search)) t(lexeme)
-    WHERE n.merged_into_id IS NULL GROUP BY 1, 2;
-  RETURN NULL;
-END;
-$$;--> statement-breakpoint
+-- Inserts and deletes, a statement at a time (both triggers name their transition table `changed_posts`).
 -- A workspace being deleted is already gone from `workspaces` when the cascade deletes its posts: they
--- leave no deltas (which its foreign key would refuse).
-CREATE FUNCTION chorus_post_terms_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+-- leave no deltas (which the foreign key would refuse).
+CREATE FUNCTION chorus_post_terms_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO post_term_deltas (workspace_id, lexeme, posts)
-    SELECT o.workspace_id, t.lexeme, -count(*) FROM old_posts o, unnest(tsvector_to_array(o.search)) t(lexeme)
-    WHERE o.merged_into_id IS NULL AND EXISTS (SELECT 1 FROM workspaces w WHERE w.id = o.workspace_id) GROUP BY 1, 2;
+    SELECT c.workspace_id, t.lexeme, count(*) * CASE TG_OP WHEN 'INSERT' THEN 1 ELSE -1 END
+    FROM changed_posts c, unnest(tsvector_to_array(c.search)) t(lexeme)
+    WHERE c.merged_into_id IS NULL AND EXISTS (SELECT 1 FROM workspaces w WHERE w.id = c.workspace_id) GROUP BY 1, 2;
   RETURN NULL;
 END;
 $$;--> statement-breakpoint
@@ -47,10 +41,10 @@ BEGIN
   RETURN NULL;
 END;
 $$;--> statement-breakpoint
-CREATE TRIGGER posts_term_counts_insert AFTER INSERT ON posts REFERENCING NEW TABLE AS new_posts
-  FOR EACH STATEMENT EXECUTE FUNCTION chorus_post_terms_inserted();--> statement-breakpoint
-CREATE TRIGGER posts_term_counts_delete AFTER DELETE ON posts REFERENCING OLD TABLE AS old_posts
-  FOR EACH STATEMENT EXECUTE FUNCTION chorus_post_terms_deleted();--> statement-breakpoint
+CREATE TRIGGER posts_term_counts_insert AFTER INSERT ON posts REFERENCING NEW TABLE AS changed_posts
+  FOR EACH STATEMENT EXECUTE FUNCTION chorus_post_terms_changed();--> statement-breakpoint
+CREATE TRIGGER posts_term_counts_delete AFTER DELETE ON posts REFERENCING OLD TABLE AS changed_posts
+  FOR EACH STATEMENT EXECUTE FUNCTION chorus_post_terms_changed();--> statement-breakpoint
 -- Row by row with a WHEN, so the many updates that touch neither (votes, status, trending) cost a comparison.
 CREATE TRIGGER posts_term_counts_update AFTER UPDATE ON posts FOR EACH ROW
   WHEN (OLD.search IS DISTINCT FROM NEW.search OR (OLD.merged_into_id IS NULL) <> (NEW.merged_into_id IS NULL) OR OLD.workspace_id <> NEW.workspace_id)
