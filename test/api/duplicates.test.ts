@@ -1,7 +1,8 @@
 // Issue 36: posts in every language, similar posts for a post and for a draft, the duplicate-suggestion queue.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { and, eq } from 'drizzle-orm'
-import { duplicateSuggestions, events, posts, votes } from '../../server/db/schema/index.ts'
+import { and, eq, sql } from 'drizzle-orm'
+import { rowsOf } from '../../server/db/client.ts'
+import { duplicateSuggestions, events, posts, votes, workspaces } from '../../server/db/schema/index.ts'
 import { suggestDuplicates } from '../../server/modules/duplicates/service.ts'
 import { startBackground, type Background } from '../../server/background/supervisor.ts'
 import { eventually } from '../helpers/receiver.ts'
@@ -86,6 +87,18 @@ describe('languages', () => {
       expect(pub.status).toBe(200)
     }
   })
+
+  test('an empty, oversize or 20,000-character q is a 4xx in the common shape, never a 500', async () => {
+    for (const q of ['', 'a'.repeat(201)]) {
+      for (const res of [await api().get(`/api/v1/boards/ideas/posts?q=${q}`), await h.client().get(`/api/v1/public/${ws.slug}/posts?q=${q}`)]) {
+        expect(res.status).toBe(422)
+        expect(res.body.code).toBe('VALIDATION_ERROR')
+      }
+    }
+    // Bun refuses a request line this long before the app sees it (431); either way no 500.
+    const huge = await api().get(`/api/v1/boards/ideas/posts?q=${'é'.repeat(20_000)}`)
+    expect([414, 422, 431]).toContain(huge.status)
+  })
 })
 
 describe('similar posts', () => {
@@ -133,11 +146,28 @@ describe('similar posts', () => {
     expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'x', body: 'a'.repeat(20_001) })).status).toBe(422)
     expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'x', extra: 1 })).status).toBe(422)
     expect((await h.client().post('/api/v1/public/no-such-workspace/similar', { title: 'Offline' })).status).toBe(404)
-    for (const draft of [{ title: 'offline', body: 'word '.repeat(4000) }, { title: '😀🙈' }, { title: '\u200f\u202eoffline\u202c' }, { title: "'; :* & ! | <-> \"" }, { title: 'Offline オフライン وضع מצב' }]) {
+    expect((await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'x'.repeat(201) })).status).toBe(422)
+    for (const draft of [{ title: 'offline', body: 'word '.repeat(4000) }, { title: '😀🙈' }, { title: '\u200f\u202eoffline\u202c' }, { title: "'; :* & ! | <-> \"" }, { title: 'Offline オフライン وضع מצב' },
+      { title: '   ', body: '' }, { title: "O'Reilly's tablet\\offline \\' mode", body: "it's 'quoted' \\\\ back\\slash a:* b:A !c" }]) {
       const answer = await h.client().post(`/api/v1/public/${ws.slug}/similar`, draft)
       expect(answer.status).toBe(200)
       expect(Array.isArray(answer.body.items)).toBe(true)
     }
+    // A full 20,000-character draft of many different words in several scripts: far more terms than are looked up.
+    const words = Array.from({ length: 3000 }, (_, i) => ['offline', 'Größe', 'オフライン', 'وضع', 'מצב', 'señal', 'réseau'][i % 7] + i.toString(36))
+    const long = words.join(' ').slice(0, 20_000)
+    expect(long).toHaveLength(20_000)
+    const big = await h.client().post(`/api/v1/public/${ws.slug}/similar`, { title: 'Tablet offline', body: long })
+    expect(big.status).toBe(200)
+    expect(big.body.items.map((item: { post: { id: string } }) => item.post.id)).toContain(visible.id)
+  })
+
+  test('a post full of tsquery syntax, quotes and backslashes has similar posts like any other', async () => {
+    const quoted = await create("Can't export: 'CSV' \\ tabs!", "a:* & b | !c <-> 'd' \\\\ it's")
+    const other = await create("Can't export CSV tabs", 'the export button fails')
+    const res = await api().get(`/api/v1/posts/${quoted.id}/similar`)
+    expect(res.status).toBe(200)
+    expect(res.body.items[0].post.id).toBe(other.id)
   })
 
   test('the public draft form is rate limited per IP', async () => {
@@ -209,5 +239,49 @@ describe('suggestion queue', () => {
     expect(otherList.body.items).toEqual([])
     const wrongSlug = await api().get(`/api/v1/workspaces/${other.slug}/duplicate-suggestions`)
     expect([403, 404]).toContain(wrongSlug.status)
+  })
+})
+
+describe('document frequencies (migration 0048)', () => {
+  /** Per lexeme, the posts holding it as the idf reads it (counts + deltas) and as a recount of the posts says. */
+  const frequencies = async (workspaceId: string) => {
+    const kept = await h.db.execute(sql`select lexeme, sum(posts)::int as posts from (
+        select lexeme, posts from post_term_counts where workspace_id = ${workspaceId}
+        union all select lexeme, posts from post_term_deltas where workspace_id = ${workspaceId}) f
+      group by lexeme having sum(posts) <> 0 order by lexeme`)
+    const counted = await h.db.execute(sql`select t as lexeme, count(*)::int as posts from posts p, unnest(tsvector_to_array(p.search)) t
+      where p.workspace_id = ${workspaceId} and p.merged_into_id is null group by t order by t`)
+    return { kept: rowsOf<{ lexeme: string; posts: number }>(kept), counted: rowsOf<{ lexeme: string; posts: number }>(counted) }
+  }
+
+  test('stay exact through creates, edits, merges and deletes, are folded by the worker, and leave with their workspace', async () => {
+    const third = await workspaceFixture(h)
+    await boardFixture(h, third.id, 'ideas')
+    const client = h.client({ authorization: `Bearer ${await third.key()}` })
+    const made = []
+    for (const [title, body] of [['Dark mode', 'A dark theme at night'], ['Night theme', 'Darker colours please'], ['Export to CSV', 'Finance needs CSV'], ['Größere Schrift', 'Die Schrift ist zu klein']]) {
+      const res = await client.post('/api/v1/boards/ideas/posts', { title, body })
+      expect(res.status).toBe(201)
+      made.push(res.body.id as string)
+    }
+    let now = await frequencies(third.id)
+    expect(now.kept).toEqual(now.counted)
+    expect(now.kept).toContainEqual({ lexeme: 'night', posts: 2 })
+    expect((await client.patch(`/api/v1/posts/${made[2]}`, { title: 'Export to Excel', body: 'Finance needs spreadsheets' })).status).toBe(200)
+    expect((await client.post(`/api/v1/posts/${made[1]}/merge`, { into_post_id: made[0] })).status).toBe(200)
+    expect((await client.delete(`/api/v1/posts/${made[3]}`)).status).toBe(204)
+    now = await frequencies(third.id)
+    expect(now.kept).toEqual(now.counted)
+    expect(now.kept).toContainEqual({ lexeme: 'night', posts: 1 })
+    expect(now.kept.map((row) => row.lexeme)).not.toContain('csv')
+    // The background worker folds the deltas into the counts: each suggestion round (a new post's) starts with that.
+    expect((await client.post('/api/v1/boards/ideas/posts', { title: 'Dark mode again', body: '' })).status).toBe(201)
+    await eventually(async () => rowsOf<{ n: number }>(await h.db.execute(sql`select count(*)::int as n from post_term_deltas where workspace_id = ${third.id}`))[0]!.n === 0, 15_000, 'the deltas folded')
+    now = await frequencies(third.id)
+    expect(now.kept).toEqual(now.counted)
+    expect(now.kept).toContainEqual({ lexeme: 'dark', posts: 2 })
+    // A workspace's deletion cascades to its posts; their delete trigger leaves nothing behind and fails nothing.
+    await h.db.delete(workspaces).where(eq(workspaces.id, third.id))
+    expect(rowsOf(await h.db.execute(sql`select 1 from post_term_counts where workspace_id = ${third.id} union all select 1 from post_term_deltas where workspace_id = ${third.id}`))).toEqual([])
   })
 })

@@ -867,7 +867,7 @@ export interface paths {
         };
         /**
          * Posts that ask what this one asks
-         * @description Ranked candidates (best first) with a `score` and `reasons`; the post itself and merged posts are left out. Candidates come from full-text search over the stemmed, unaccented text in each post's language and from pg_trgm title similarity, re-ranked by a fixed formula: 0.45 × the share of the draft's idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer. A post of another workspace is 404.
+         * @description Ranked candidates (best first) with a `score` and `reasons`; the post itself and merged posts are left out. Candidates come from full-text search for the draft's most selective stemmed, unaccented terms in each post's language (and from pg_trgm title similarity when that finds few), re-ranked by a fixed formula: 0.45 × the share of the draft's idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer. A post of another workspace is 404.
          */
         get: operations["similarPosts"];
         put?: never;
@@ -1137,7 +1137,7 @@ export interface paths {
         put?: never;
         /**
          * Posts like a draft, while a visitor types
-         * @description For the widget's and portal's "vote instead" suggestions: the draft's `title` (and `body`) against the posts of the public boards, as the public sees them. The draft's language is its `locale`, else `Content-Language`, else detected. Candidates come from full-text search over the stemmed, unaccented text in each post's language and from pg_trgm title similarity, re-ranked by a fixed formula: 0.45 × the share of the draft's idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer. Limited per IP (RATE_LIMIT_PER_IP a minute); debounce keystrokes.
+         * @description For the widget's and portal's "vote instead" suggestions: the draft's `title` (and `body`) against the posts of the public boards, as the public sees them. The draft's language is its `locale`, else `Content-Language`, else detected. Candidates come from full-text search for the draft's most selective stemmed, unaccented terms in each post's language (and from pg_trgm title similarity when that finds few), re-ranked by a fixed formula: 0.45 × the share of the draft's idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer. Limited per IP (RATE_LIMIT_PER_IP a minute); debounce keystrokes.
          */
         post: operations["similarToDraft"];
         delete?: never;

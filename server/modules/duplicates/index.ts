@@ -13,7 +13,7 @@ import { acceptSuggestion, dismissSuggestion, listSuggestions, similarItems } fr
 import { similarPosts } from './similarity.ts'
 
 const tags = ['Duplicates']
-const FORMULA = 'Candidates come from full-text search over the stemmed, unaccented text in each post\'s language and from pg_trgm title similarity, re-ranked by a fixed formula: 0.45 × the share of the draft\'s idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles\' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer.'
+const FORMULA = 'Candidates come from full-text search for the draft\'s most selective stemmed, unaccented terms in each post\'s language (and from pg_trgm title similarity when that finds few), re-ranked by a fixed formula: 0.45 × the share of the draft\'s idf-weighted terms the post shares (title terms count double) + 0.35 × the idf-weighted overlap of the titles\' terms + 0.20 × trigram similarity of the titles, +0.05 on the same board, +0.05 with a shared label (docs/duplicates.md). Deterministic: the same posts give the same answer.'
 // The draft form is read on every pause in typing: limited per IP like the public search.
 const SIMILAR_LIMITS: RateRule[] = [{ name: 'public-similar:ip', by: ({ clientIp }) => clientIp }]
 

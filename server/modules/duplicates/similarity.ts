@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
 import { detectLanguage, type Language } from '../../lib/language.ts'
+import { documentFrequencies, inverseDocumentFrequency } from './term-counts.ts'
 
 export interface Draft {
   title: string
@@ -20,16 +21,30 @@ export interface Candidate {
   reasons: string[]
 }
 
-/** Terms of the draft looked up at most: its title's, then its body's most frequent. */
+/** Terms of the draft the formula weighs at most: its title's, then its body's most frequent. */
 const MAX_TERMS = 40
+/**
+ * The full-text candidate search ORs only the draft's most selective terms (highest idf·w first): at most
+ * QUERY_TERMS of them, and only while the posts holding them add up to QUERY_POSTS at most, so the search
+ * reads a bounded number of posts however large the workspace (BENCHMARKS.md, "similar posts at scale").
+ */
+const QUERY_TERMS = 8
+const QUERY_POSTS = 2000
 /** Candidates from each source before re-ranking. */
 const FULL_TEXT_CANDIDATES = 50
 const TRIGRAM_CANDIDATES = 20
-/** Document frequencies are counted up to this many posts: a term that common weighs the floor's idf anyway. */
-const DF_CAP = 1000
+/**
+ * The trigram title search (pg_trgm's `%` over every title) runs only when the full-text search found
+ * fewer candidates than this: it costs what the titles sharing a trigram with the draft cost to read, the
+ * most of any step at scale, and what it adds is the draft that shares no stem with anything (a typo, a
+ * compound, a script the stemmer splits differently). Trigram similarity still scores every candidate.
+ */
+const TRIGRAM_FALLBACK_BELOW = 5
 
 /** The weights of the formula (they sum to 1 before the board and label bonuses; the score is capped at 1). */
 export const WEIGHTS = { terms: 0.45, titleTerms: 0.35, trigram: 0.2, sameBoard: 0.05, sharedLabels: 0.05 }
+
+interface DraftTerm { lexeme: string; in_title: boolean }
 
 interface CandidateRow {
   id: string
@@ -38,46 +53,68 @@ interface CandidateRow {
   trigram: number
   title_terms: string[]
   terms: string[]
-  draft_terms: string[]
-  draft_title_terms: string[]
 }
 
-/** A lexeme as a tsquery operand; lexemes with a quote or backslash are left out of the lookups (the parser hardly makes them). */
-const quotable = (lexeme: string) => !/['\\]/.test(lexeme)
+type Scope = { excludeId?: string; publicOnly?: boolean; olderOnly?: boolean }
+
+/** The draft's terms as the posts' search documents hold them (title terms first, then the most frequent), at most MAX_TERMS. */
+async function draftTerms(db: Db | Tx, draft: Draft, language: Language) {
+  return rowsOf<DraftTerm>(await db.execute(sql`
+    select u.lexeme, 'A' = any(u.weights) as in_title
+    from unnest(chorus_search_document(${language}, ${draft.title}, ${draft.body ?? ''})) u
+    order by 2 desc, coalesce(array_length(u.positions, 1), 1) desc, 1 limit ${MAX_TERMS}`))
+}
+
+/** A lexeme as a tsquery operand (quotes doubled, backslashes escaped). */
+const operand = (lexeme: string) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`
 
 /**
- * The full-text candidates (posts sharing any of the draft's weightiest terms, best ts_rank first) and
- * the trigram candidates (titles pg_trgm finds similar, `%`), with what the re-ranking needs of each.
+ * The full-text candidates (posts holding any of the chosen terms, ranked by the idf of the terms they
+ * hold, then id) and, when those are few, the trigram candidates (titles pg_trgm finds similar, `%`),
+ * with what the re-ranking needs of each.
  */
-async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, language: Language, options: { excludeId?: string; publicOnly?: boolean; olderOnly?: boolean }) {
+async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, query: { lexeme: string; weight: number }[], options: Scope) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
     ${options.olderOnly && options.excludeId ? sql`and (p.created_at, p.id) < (select o.created_at, o.id from posts o where o.id = ${options.excludeId})` : sql``}
     ${options.publicOnly ? sql`and p.moderation is null and p.board_id in (select b.id from boards b where b.workspace_id = ${workspaceId} and not b.is_private)` : sql``}`
+  const operands = query.map((term) => operand(term.lexeme))
+  const byText = query.length ? sql`select p.id from posts p where ${visible} and p.search @@ ${operands.join(' | ')}::tsquery
+      order by (select sum(x.w) from unnest(${sql.param(operands)}::tsquery[], ${sql.param(query.map((term) => term.weight))}::float8[]) x(q, w) where p.search @@ x.q) desc, p.id
+      limit ${FULL_TEXT_CANDIDATES}` : sql`select null::text as id where false`
   return rowsOf<CandidateRow>(await db.execute(sql`
-    with draft_terms as (
-      select u.lexeme, 'A' = any(u.weights) as in_title, coalesce(array_length(u.positions, 1), 1) as tf
-      from unnest(chorus_search_document(${language}, ${draft.title}, ${draft.body ?? ''})) u where u.lexeme !~ '[''\\\\]'
-      order by 2 desc, 3 desc, 1 limit ${MAX_TERMS}
-    ), q as (select coalesce(string_agg('''' || lexeme || '''', ' | '), '')::tsquery as q from draft_terms),
-    by_text as (select p.id from posts p, q where ${visible} and p.search @@ q.q order by ts_rank(p.search, q.q) desc, p.id limit ${FULL_TEXT_CANDIDATES}),
-    by_title as (select p.id from posts p where ${visible} and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
+    with by_text as (${byText}),
+    by_title as (select p.id from posts p where (select count(*) from by_text) < ${TRIGRAM_FALLBACK_BELOW} and ${visible}
+      and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
     select p.id, p.board_id, p.label_ids, similarity(p.title, ${draft.title})::float8 as trigram,
       array(select u.lexeme from unnest(p.search) u where 'A' = any(u.weights)) as title_terms,
-      tsvector_to_array(p.search) as terms,
-      array(select lexeme from draft_terms) as draft_terms,
-      array(select lexeme from draft_terms where in_title) as draft_title_terms
+      tsvector_to_array(p.search) as terms
     from posts p where p.id in (select id from by_text union select id from by_title)`))
 }
 
-/** BM25's idf per term, from the number of posts containing it (counted up to DF_CAP) among the workspace's unmerged posts. */
-async function inverseDocumentFrequencies(db: Db | Tx, workspaceId: string, terms: string[]) {
-  const rows = rowsOf<{ term: string; df: number; n: number }>(await db.execute(sql`
-    select t as term, (select count(*) from (select 1 from posts p where p.workspace_id = ${workspaceId} and p.merged_into_id is null
-        and p.search @@ ('''' || t || '''')::tsquery limit ${DF_CAP}) c)::int as df,
-      (select coalesce(sum(c.posts), 0) from board_post_counts c join boards b on b.id = c.board_id where b.workspace_id = ${workspaceId})::int as n
-    from unnest(${sql.param(terms)}::text[]) t`))
-  const n = Math.max(rows[0]?.n ?? 1, 1)
-  return new Map(rows.map((row) => [row.term, Math.log(1 + (n - row.df + 0.5) / (row.df + 0.5))]))
+/**
+ * The draft's terms (lexemes, title terms first) with their idf, and the few the full-text candidate search
+ * ORs: the most selective first (highest idf·w), at most QUERY_TERMS reaching at most QUERY_POSTS posts.
+ */
+export async function planSearch(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope = {}) {
+  const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
+  const found = await draftTerms(db, draft, language)
+  const draftTitle = new Set(found.filter((term) => term.in_title).map((term) => term.lexeme))
+  const terms = found.map((term) => term.lexeme)
+  const known = await documentFrequencies(db, workspaceId, terms)
+  const idf = new Map(terms.map((term) => [term, inverseDocumentFrequency(known.df.get(term) ?? 0, known.posts)]))
+  const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
+  // A post's own terms count it once: a term only it holds finds nothing else.
+  const alone = options.excludeId ? 1 : 0
+  const query: { lexeme: string; weight: number }[] = []
+  let reach = 0
+  for (const term of [...terms].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1))) {
+    const df = known.df.get(term) ?? 0
+    if (query.length === QUERY_TERMS) break
+    if (df <= alone || reach + df > QUERY_POSTS) continue
+    query.push({ lexeme: term, weight: weight(term) })
+    reach += df
+  }
+  return { terms, draftTitle, idf, posts: known.posts, query }
 }
 
 const sum = (terms: Iterable<string>, idf: Map<string, number>) => {
@@ -96,20 +133,21 @@ const round = (value: number) => Math.round(value * 1000) / 1000
  *   score      = 0.45·terms + 0.35·titleTerms + 0.20·trigram (+0.05 same board, +0.05 a shared label), at most 1,
  * ties broken by post id, so the same data gives the same answer.
  */
-export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: { excludeId?: string; publicOnly?: boolean; limit?: number; /** Only posts created before `excludeId`'s (the suggestion step: a new post repeats an older one). */ olderOnly?: boolean } = {}): Promise<Candidate[]> {
-  const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
-  const rows = await candidates(db, workspaceId, draft, language, options)
-  if (!rows.length) return []
-  const draftTerms = rows[0]!.draft_terms
-  const draftTitle = new Set(rows[0]!.draft_title_terms)
-  const lookup = new Set([...draftTerms, ...rows.flatMap((row) => row.title_terms)].filter(quotable))
-  const idf = await inverseDocumentFrequencies(db, workspaceId, [...lookup].sort())
+export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope & { limit?: number } = {}): Promise<Candidate[]> {
+  const { terms, draftTitle, idf, posts, query } = await planSearch(db, workspaceId, draft, options)
   const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
-  const draftMass = draftTerms.reduce((total, term) => total + weight(term), 0)
+  const rows = await candidates(db, workspaceId, draft, query, options)
+  if (!rows.length) return []
+  const titleTerms = [...new Set(rows.flatMap((row) => row.title_terms))].filter((term) => !idf.has(term))
+  if (titleTerms.length) {
+    const more = await documentFrequencies(db, workspaceId, titleTerms.sort())
+    for (const term of titleTerms) idf.set(term, inverseDocumentFrequency(more.df.get(term) ?? 0, posts))
+  }
+  const draftMass = terms.reduce((total, term) => total + weight(term), 0)
 
   const ranked = rows.map((row) => {
-    const terms = new Set(row.terms)
-    const shared = draftTerms.filter((term) => terms.has(term))
+    const held = new Set(row.terms)
+    const shared = terms.filter((term) => held.has(term))
     const termScore = draftMass > 0 ? shared.reduce((total, term) => total + weight(term), 0) / draftMass : 0
     const titleTerms = new Set(row.title_terms)
     const titleUnion = new Set([...draftTitle, ...titleTerms])
