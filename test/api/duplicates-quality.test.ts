@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { readFileSync } from 'node:fs'
 import { startBackground, type Background } from '../../server/background/supervisor.ts'
-import { duplicateChecks, duplicateSuggestions, posts } from '../../server/db/schema/index.ts'
+import { duplicateChecks, duplicateSuggestions, eventDispatch, posts } from '../../server/db/schema/index.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { eventually } from '../helpers/receiver.ts'
@@ -64,8 +64,9 @@ test('recall@3 ≥ 0.85 and suggestion precision ≥ 0.8 on the labelled set', a
   }
   const detected = pairs.filter((pair, i) => duplicates[i]!.language === pair.language && originals[i]!.language === pair.language).length
 
-  // Every post's background check has run once the queue is empty.
-  await eventually(async () => (await h.db.select().from(duplicateChecks)).length === 0, 120_000, 'the duplicate checks to drain')
+  // Every post's background check has run once both queues are empty: its post.created event handed out
+  // (which queues the check) and the check itself.
+  await eventually(async () => (await h.db.select().from(eventDispatch)).length === 0 && (await h.db.select().from(duplicateChecks)).length === 0, 120_000, 'the duplicate checks to drain')
   const stored = await h.db.select().from(duplicateSuggestions).where(eq(duplicateSuggestions.workspaceId, ws.id))
   const right = stored.filter((row) => pairOf.get(row.postId) === row.candidateId).length
   const recall = found / pairs.length

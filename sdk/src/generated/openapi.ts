@@ -5617,9 +5617,9 @@ export interface components {
             merged_into: string | null;
             /**
              * @description `held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads
-             * @constant
+             * @enum {string|null}
              */
-            moderation?: "held";
+            moderation?: "held" | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
@@ -6367,9 +6367,9 @@ export interface components {
             merged_into: string | null;
             /**
              * @description `held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads
-             * @constant
+             * @enum {string|null}
              */
-            moderation?: "held";
+            moderation?: "held" | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */
@@ -7355,9 +7355,9 @@ export interface components {
             merged_into: string | null;
             /**
              * @description `held`: waiting in the moderation queue (docs/moderation.md), on no public read and announced by no event until approved; null once published. Team reads, and the answer to the write that was held ("awaiting review"); absent from other public reads
-             * @constant
+             * @enum {string|null}
              */
-            moderation?: "held";
+            moderation?: "held" | null;
             /** @description The member responsible for the post; hidden (null) on public routes */
             owner_user_id: string | null;
             /** @description The workspace's scoring model over `factors` and `demand` (team reads only); null until the factors it needs are set */

@@ -67,8 +67,8 @@ function hoistNamedSchemas(node: unknown, schemas: Record<string, unknown>): unk
 }
 
 /**
- * t.Nullable over an enum comes out as `type: [string, null]` with `enum` listing only the strings:
- * under OpenAPI 3.1 (JSON Schema) that enum refuses null, so null is added to it.
+ * t.Nullable over an enum (or a literal) comes out as `type: [string, null]` with `enum` listing only the
+ * strings (or `const`): under OpenAPI 3.1 (JSON Schema) that refuses null, so null is added to it.
  */
 function nullableEnums(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(nullableEnums)
@@ -77,6 +77,11 @@ function nullableEnums(node: unknown): unknown {
   const types = object.type
   const nullable = object.nullable === true || (Array.isArray(types) && types.includes('null'))
   if (Array.isArray(object.enum) && !object.enum.includes(null) && nullable) object.enum = [...object.enum, null]
+  // The same for a nullable literal: `const` alone refuses null too.
+  if (nullable && 'const' in object && object.const !== null) {
+    object.enum = [object.const, null]
+    delete object.const
+  }
   // `nullable` is OpenAPI 3.0's spelling; beside 3.1's `type: [..., 'null']` it made generated types
   // read `((string | null) | null) | null`. One spelling: the 3.1 one.
   if (object.nullable === true) {
