@@ -28,18 +28,35 @@ export async function documentFrequencies(db: Db | Tx, workspaceId: string, term
 /** BM25's idf: ln(1 + (N − df + ½) / (df + ½)). */
 export const inverseDocumentFrequency = (df: number, posts: number) => Math.log(1 + (posts - df + 0.5) / (df + 0.5))
 
-/** Folds waiting deltas into the counts (oldest rows first is not needed: sums commute); returns how many it folded. */
-export async function foldTermDeltas(db: Db | Tx, limit = FOLD_BATCH) {
-  const [row] = rowsOf<{ folded: number }>(await db.execute(sql`
+/**
+ * Folds waiting deltas into the counts (sums commute: no order needed); returns how many it folded. A
+ * term no post holds any more leaves the table: its lexeme is text a post once held (an address an
+ * erasure took out of a post must not stay behind here). `workspaceId` folds only that workspace's.
+ */
+export async function foldTermDeltas(db: Db | Tx, limit = FOLD_BATCH, workspaceId?: string) {
+  const mine = workspaceId ? sql`where workspace_id = ${workspaceId}` : sql``
+  const rows = rowsOf<{ folded: number; emptied: { workspace_id: string; lexeme: string }[] | null }>(await db.execute(sql`
     with moved as (
-      delete from post_term_deltas where ctid = any(array(select ctid from post_term_deltas limit ${limit} for update skip locked))
+      delete from post_term_deltas where ctid = any(array(select ctid from post_term_deltas ${mine} limit ${limit} for update skip locked))
       returning workspace_id, lexeme, posts),
     summed as (select workspace_id, lexeme, sum(posts)::int as posts from moved group by 1, 2),
     written as (
       insert into post_term_counts as c (workspace_id, lexeme, posts)
       select s.workspace_id, s.lexeme, s.posts from summed s where exists (select 1 from workspaces w where w.id = s.workspace_id)
       order by 1, 2
-      on conflict (workspace_id, lexeme) do update set posts = c.posts + excluded.posts)
-    select count(*)::int as folded from moved`))
-  return row?.folded ?? 0
+      on conflict (workspace_id, lexeme) do update set posts = c.posts + excluded.posts
+      returning c.workspace_id, c.lexeme, c.posts)
+    select (select count(*)::int from moved) as folded,
+      (select json_agg(json_build_object('workspace_id', w.workspace_id, 'lexeme', w.lexeme)) from written w where w.posts <= 0) as emptied`))
+  const emptied = rows[0]?.emptied ?? []
+  if (emptied.length) {
+    await db.execute(sql`delete from post_term_counts c using unnest(${sql.param(emptied.map((row) => row.workspace_id))}::text[], ${sql.param(emptied.map((row) => row.lexeme))}::text[]) e(workspace_id, lexeme)
+      where c.workspace_id = e.workspace_id and c.lexeme = e.lexeme and c.posts <= 0`)
+  }
+  return rows[0]?.folded ?? 0
+}
+
+/** Every waiting delta of one workspace folded, in the caller's transaction (an erasure's). */
+export async function foldWorkspaceTerms(tx: Tx, workspaceId: string) {
+  while ((await foldTermDeltas(tx, FOLD_BATCH, workspaceId)) === FOLD_BATCH);
 }

@@ -16,6 +16,7 @@ import { recordEvent } from '../../events/outbox.ts'
 import { sha256Hex } from '../../lib/secrets.ts'
 import { commentsByEndUser, removeComment } from '../comments/service.ts'
 import { deletePost } from '../posts/service.ts'
+import { foldWorkspaceTerms } from '../duplicates/term-counts.ts'
 
 export const CONTENT_MODES = ['anonymise', 'delete'] as const
 export type ContentMode = (typeof CONTENT_MODES)[number]
@@ -102,6 +103,9 @@ export async function eraseEndUser(tx: Tx, workspaceId: string, endUser: EndUser
     await tx.delete(votes).where(eq(votes.endUserId, endUser.id))
   }
   const content = await handleContent(tx, workspaceId, endUser, mode, needles)
+  // The search-term counts (duplicates/term-counts.ts) hold lexemes of the text just rewritten: folded
+  // now, so the terms only they held (their address, their name) leave with them.
+  await foldWorkspaceTerms(tx, workspaceId)
   await scrubMentions(tx, workspaceId, endUser, needles)
   // Confirmations, subscriptions, queued updates and company links go by their foreign keys; authorship becomes null.
   await tx.delete(endUsers).where(and(eq(endUsers.id, endUser.id), eq(endUsers.workspaceId, workspaceId)))
