@@ -50,7 +50,10 @@ async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: numbe
     ), due as (
       select d.${target}, d.${event} from ${table} d
       where d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.lease_owner is null or d.lease_until < now() or d.lease_owner not in (select owner from live))
+        -- A claimer never takes its own unexpired leases back as abandoned: if its owner lock has just gone
+        -- (the lock connection dropped), the attempts it finished are still being recorded beside this claim
+        -- (delivery-loop.ts round), and its runner hands back the rest once the loop has stopped.
+        and (d.lease_owner is null or d.lease_until < now() or (d.lease_owner not in (select owner from live) and d.lease_owner <> ${owner}))
       order by d.next_attempt_at
       limit ${limit}
       for update of d skip locked
