@@ -8,6 +8,7 @@ import { html, type SafeHtml } from '../../lib/html.ts'
 import { sha256Hex, timingSafeEqual } from '../../lib/secrets.ts'
 import { accessCookie, credentialResolvers, type Member, type SessionCaller, type Workspace } from '../../plugins/credentials.ts'
 import { page } from './pages.ts'
+import { stepsProbe, type StepsDone } from './settings/checklist.ts'
 
 // Who is looking at a dashboard page, and the answers every page shares. The session is the API's own
 // (the access_token cookie) and the membership rule is the API's own (credentials.membership): a
@@ -48,16 +49,20 @@ export function errorPage(error: ApiError, csrf = '') {
   return dashboardHtml(page({ title, csrf }, html`<h1>${title}</h1><p>${error.issues?.[0]?.msg ?? error.message}</p><p><a href="/dashboard">Back to your workspaces</a></p>`), error.status)
 }
 
-/** The names the pages offer in their selects: statuses in workflow order, labels, boards, active members (one statement). */
-export async function workspaceChoices(ctx: AppContext, workspaceId: string) {
-  const [row] = rowsOf<{ statuses: string[] | null; labels: string[] | null; boards: string[] | null; members: { id: string; name: string }[] | null }>(await ctx.db.execute(sql`select
+/**
+ * The names the pages offer in their selects: statuses in workflow order, labels, boards, active members,
+ * in one statement; with `steps`, the onboarding checklist's probes (settings/checklist.ts) in it too.
+ */
+export async function workspaceChoices(ctx: AppContext, workspaceId: string, options: { steps?: boolean } = {}) {
+  const [row] = rowsOf<{ statuses: string[] | null; labels: string[] | null; boards: string[] | null; members: { id: string; name: string }[] | null; steps: StepsDone | null }>(await ctx.db.execute(sql`select
     (select array_agg(${statuses.name} order by ${statuses.position}) from ${statuses} where ${statuses.workspaceId} = ${workspaceId}) as statuses,
     (select array_agg(${labels.slug} order by ${labels.slug}) from ${labels} where ${labels.workspaceId} = ${workspaceId}) as labels,
     (select array_agg(${boards.slug} order by ${boards.slug}) from ${boards} where ${boards.workspaceId} = ${workspaceId}) as boards,
     (select json_agg(json_build_object('id', ${users.id}, 'name', coalesce(nullif(${users.name}, ''), ${users.email})) order by ${users.email})
        from ${members} join ${users} on ${users.id} = ${members.userId}
-       where ${members.workspaceId} = ${workspaceId} and ${members.status} = 'active') as members`))
-  return { statuses: row?.statuses ?? [], labels: row?.labels ?? [], boards: row?.boards ?? [], members: row?.members ?? [] }
+       where ${members.workspaceId} = ${workspaceId} and ${members.status} = 'active') as members,
+    ${options.steps ? stepsProbe(workspaceId) : sql`null`} as steps`))
+  return { statuses: row?.statuses ?? [], labels: row?.labels ?? [], boards: row?.boards ?? [], members: row?.members ?? [], steps: row?.steps ?? undefined }
 }
 
 export async function statusHistory(ctx: AppContext, postId: string) {

@@ -101,15 +101,17 @@ export const dashboardModule = (ctx: AppContext) => {
       const pageNumber = Math.min(Math.max(1, Number.parseInt(query.page ?? '1', 10) || 1), 1000)
       const staleDays = filters.stale_days ? Number.parseInt(filters.stale_days, 10) : undefined
       // The list and what the page shows around it are independent reads: side by side on the pool.
-      const [listed, choices, views, checklist] = await Promise.all([
+      const [listed, choices, views] = await Promise.all([
         listInbox(ctx.db, { workspaceId: viewer.workspace.id, userId: viewer.session.user.id }, {
           ...filters, sort: filters.sort as never, stale_days: staleDays && staleDays > 0 ? staleDays : undefined,
           unanswered: filters.unanswered === undefined ? undefined : filters.unanswered === 'true', verified: filters.verified === undefined ? undefined : filters.verified === 'true',
         }, { page: pageNumber, perPage: 50, offset: (pageNumber - 1) * 50 }),
-        workspaceChoices(ctx, viewer.workspace.id), listViews(ctx.db, actorOf(viewer)), onboardingChecklist(ctx, viewer),
+        workspaceChoices(ctx, viewer.workspace.id, { steps: true }), listViews(ctx.db, actorOf(viewer)),
       ])
+      const { steps, ...lists } = choices
+      const checklist = await onboardingChecklist(ctx, viewer, steps)
       const shell = { title: 'Inbox', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query), script: (await dashboardScript()).path }
-      return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...choices, views: views.items.map((view) => ({ ...view, mine: view.owner_user_id === viewer.session.user.id, mayDelete: view.owner_user_id === viewer.session.user.id || viewer.member.role !== 'member' })), checklist }))
+      return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...lists, views: views.items.map((view) => ({ ...view, mine: view.owner_user_id === viewer.session.user.id, mayDelete: view.owner_user_id === viewer.session.user.id || viewer.member.role !== 'member' })), checklist }))
     }), hidden)
     .post(`${DASHBOARD}/:workspace_slug/bulk`, inWorkspace(async (viewer, { body }) => {
       const postIds = list(body.post_ids)
