@@ -109,7 +109,7 @@ export const dashboardModule = (ctx: AppContext) => {
         workspaceChoices(ctx, viewer.workspace.id, { steps: true }), listViews(ctx.db, actorOf(viewer)),
       ])
       const { steps, ...lists } = choices
-      const checklist = await onboardingChecklist(ctx, viewer, steps)
+      const checklist = onboardingChecklist(viewer, steps!)
       const shell = { title: 'Inbox', slug: viewer.workspace.slug, csrf: viewer.csrf, notice: notice(query), script: (await dashboardScript()).path }
       return dashboardHtml(inboxPage(shell, { items: listed.items, total: listed.total, page: listed.page, totalPages: listed.total_pages, query: filters, ...lists, views: views.items.map((view) => ({ ...view, mine: view.owner_user_id === viewer.session.user.id, mayDelete: view.owner_user_id === viewer.session.user.id || viewer.member.role !== 'member' })), checklist }))
     }), hidden)

@@ -1,6 +1,4 @@
 import { sql } from 'drizzle-orm'
-import type { AppContext } from '../../../context.ts'
-import { rowsOf } from '../../../db/client.ts'
 import { apiKeys, boards, integrations, members, posts } from '../../../db/schema/index.ts'
 import { html } from '../../../lib/html.ts'
 import type { WorkspaceViewer } from '../context.ts'
@@ -22,13 +20,9 @@ export const stepsProbe = (workspaceId: string) => sql`json_build_object(
     'chat', exists (select 1 from ${integrations} where ${integrations.workspaceId} = ${workspaceId}),
     'post', exists (select 1 from ${posts} where ${posts.workspaceId} = ${workspaceId}))`
 
-async function stepsDone(ctx: AppContext, workspaceId: string) {
-  return rowsOf<{ done: StepsDone }>(await ctx.db.execute(sql`select ${stepsProbe(workspaceId)} as done`))[0]!.done
-}
-
-export async function onboardingChecklist(ctx: AppContext, viewer: WorkspaceViewer, known?: StepsDone) {
+/** The checklist for the steps `stepsProbe` found done. */
+export function onboardingChecklist(viewer: WorkspaceViewer, done: StepsDone) {
   const ws = viewer.workspace
-  const done = known ?? await stepsDone(ctx, ws.id)
   const branded = Boolean(ws.logoFileId || typeof ws.settings.brand_color === 'string')
   const base = `/dashboard/${ws.slug}/settings`
   const steps: [boolean, string, string][] = [
