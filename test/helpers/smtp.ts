@@ -36,6 +36,8 @@ export async function startSmtp(options: { reject?: (address: string) => boolean
       })
     },
   })
+  // A client that drops mid-message (a stopped server, a killed process) is a test's business, not an unhandled error.
+  server.on('error', () => {})
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.server.address() as { port: number }).port
   return {
