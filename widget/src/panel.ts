@@ -1,43 +1,33 @@
 // widget-panel.js: the feedback panel, loaded by widget.js on first open (budget 30 KiB gzipped). It
 // renders into the loader's shadow root, so the host page's CSS cannot reach it.
 import { h } from './dom.ts'
-import { pickLocale, translator, type Words } from './i18n.ts'
+import { pickLocale, translator } from './i18n.ts'
 import { openButton, votesWord } from './panel-posts.ts'
 import { similarPosts } from './panel-similar.ts'
+import { panelIdentity } from './panel-identity.ts'
 import { proofOfWork as solveProofOfWork } from './proof-of-work.ts'
 import { applyAccent, CSS } from './panel-style.ts'
 import { renderNews, renderRoadmap, tabStrip, type TabName } from './panel-tabs.ts'
-import { publicApi, visitorStore, type HttpError, type Board, type Comment, type Page, type Post, type Visitor, type Workspace } from './public-api.ts'
-import type { PanelApi, PanelContext, PanelMount, Session } from './types.ts'
+import { publicApi, type Board, type Comment, type Page, type Post, type Workspace } from './public-api.ts'
+import type { PanelApi, PanelContext, PanelMount } from './types.ts'
 
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/
 const PER_PAGE = 50
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const { t, lang, dir } = translator(pickLocale([ctx.locale, ...navigator.languages]))
-  const visitors = visitorStore(ctx.workspace)
   let boards: Board[] = []
   let board: Board | undefined
-  let identified: Session | null = null
-  let visitor = visitors.recall()
   let loading: Promise<void> | undefined
-  let anonymousAllowed = true
   // `settings.proof_of_work`: an anonymous or unconfirmed visitor's post carries a solved challenge.
   let proofOfWork = false
   let page = 0
   let listedAs: string | undefined
-  let claiming: string | undefined
   let shown = false
   let listing = 0
 
-  function remember(next: Visitor | null) {
-    visitor = next
-    visitors.keep(next)
-    showWho()
-  }
-  const bearer = () => identified?.token ?? visitor?.token
+  const bearer = () => identity.bearer()
   const { request, get } = publicApi({ api: ctx.api, workspace: ctx.workspace, bearer, tooMany: t('tooMany'), requestFailed: (status) => t('requestFailed', String(status)) })
 
   // ---- the frame: header, tabs, views ----
@@ -68,10 +58,11 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const email = h('input', { type: 'email', name: 'email', required: true, maxlength: 254, autocomplete: 'email' })
   const emailField = field(t('email'), email)
   const who = h('p', { class: 'muted' })
-  const notYou = h('button', { type: 'button', class: 'sec', hidden: true, onclick: () => remember(null) }, t('notYou'))
+  const notYou = h('button', { type: 'button', class: 'sec', hidden: true, onclick: () => identity.forget() }, t('notYou'))
   const error = h('p', { class: 'error', role: 'alert' })
   const note = h('p', { class: 'note', role: 'status' })
   const notice = h('p', { class: 'note', role: 'status' })
+  const identity = panelIdentity({ workspace: ctx.workspace, lang, t, request, fields: { email, emailField, who, notYou, error, notice }, confirmed: () => { if (board) void loadPage(1) } })
   const submit = h('button', { type: 'submit', class: 'primary' }, t('submit'))
   const formHeading = h('h3', { id: 'cw-new' }, t('newIn', t('ideas')))
   const form = h('form', { novalidate: true, 'aria-labelledby': 'cw-new', onsubmit: onSubmit },
@@ -160,7 +151,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
         logo.hidden = false
       }
       applyAccent(ws.accent_color ?? ws.settings?.brand_color, panel, ctx.root.host as HTMLElement)
-      anonymousAllowed = (ws.allow_anonymous ?? ws.settings?.allow_anonymous) !== false
+      identity.allowAnonymous((ws.allow_anonymous ?? ws.settings?.allow_anonymous) !== false)
       proofOfWork = ws.settings?.proof_of_work === true
       boards = info.boards
       boardSelect.replaceChildren(...boards.map((candidate) => h('option', { value: candidate.slug }, candidate.name)))
@@ -171,127 +162,11 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
       api.refresh()
       await chooseBoard(first)
       // A claim started before a reload: keep following it until its link is opened or it expires.
-      if (visitor?.claim && visitor.verified === false && !(visitor.claimExpires && Date.parse(visitor.claimExpires) < Date.now())) void follow(visitor.claim, visitor.email)
+      identity.resume()
     } catch (failure) {
       loading = undefined
       listState.textContent = t('failed', (failure as Error).message)
     }
-  }
-
-  // ---- identity: identified end user, a remembered visitor, or an e-mail address ----
-  function showWho() {
-    const anonymous = !identified && !visitor
-    emailField.hidden = !anonymous || !anonymousAllowed
-    email.required = !emailField.hidden
-    notYou.hidden = Boolean(identified) || !visitor
-    who.textContent = identified
-      ? t('postingAs', identified.user.name ?? identified.user.email ?? '')
-      : visitor
-        ? `${t('postingAs', visitor.email)}${visitor.verified === false ? ` (${t('unconfirmed')})` : ''}`
-        : anonymousAllowed ? '' : t('signIn')
-  }
-
-  /**
-   * An end-user write. Anonymous visitors name themselves by e-mail once; the session the answer
-   * carries is kept so later visits act (and see their votes) as the same visitor, and the claim it may
-   * carry is followed: once the link in the e-mail is opened (in any tab), this panel gets a confirmed
-   * session and goes on with it. A remembered session that ended (the address was confirmed elsewhere)
-   * becomes a "confirm on this device" claim, never a silent reset.
-   */
-  async function write<T>(path: string, payload: Record<string, unknown>, needEmail: keyof Words): Promise<T | undefined> {
-    const token = bearer()
-    let address: string | undefined
-    if (!token) {
-      if (!anonymousAllowed) {
-        error.textContent = t('signIn')
-        return
-      }
-      address = email.value.trim()
-      if (!EMAIL.test(address)) {
-        error.textContent = t(needEmail)
-        email.focus()
-        return
-      }
-    }
-    try {
-      // `locale`: e-mail about the post comes in the language this panel speaks.
-      const { data, response } = await request<T>(path, { ...payload, ...(address && { email: address }), locale: lang })
-      const issued = response.headers.get('chorus-session-token')
-      const claimId = response.headers.get('chorus-claim-id')
-      if (!identified && (issued || visitor)) {
-        remember({
-          token: issued ?? visitor!.token, expires: response.headers.get('chorus-session-expires') ?? visitor?.expires, email: address ?? visitor!.email,
-          // An anonymous write's session is always unconfirmed: a confirmed one comes from a claim.
-          verified: issued ? false : visitor?.verified,
-          ...(claimId ? { claim: claimId, claimExpires: response.headers.get('chorus-claim-expires') ?? undefined } : { claim: visitor?.claim, claimExpires: visitor?.claimExpires }),
-        })
-      }
-      if (address) {
-        notice.textContent = t('confirm', address)
-        // A write answers a claim once a day per address; a visitor on another device asks for their own link.
-        if (claimId) void follow(claimId, address)
-        else void request<{ claim_id: string; expires_at: string }>('/visitors', { email: address }).then(({ data }) => {
-          if (visitor) remember({ ...visitor, claim: data.claim_id, claimExpires: data.expires_at })
-          return follow(data.claim_id, address)
-        }, () => undefined)
-      }
-      return data
-    } catch (failure) {
-      if ((failure as HttpError).status !== 401 || identified) throw failure
-      const who = address ?? visitor?.email
-      if (!who) throw failure
-      // The session ended because the address was confirmed (here or elsewhere): the claim this panel
-      // follows brings a confirmed one once its link is opened on this device; say so, then carry on.
-      if (token && following) {
-        notice.textContent = t('claim', who)
-        if (await following) return write<T>(path, payload, needEmail)
-      }
-      return claim(who, () => write<T>(path, payload, needEmail))
-    }
-  }
-
-  /** Asks for a link for `address` (a claim), waits until it is opened, then repeats the write. */
-  async function claim<T>(address: string, retry: () => Promise<T | undefined>): Promise<T | undefined> {
-    if (claiming === address) return
-    claiming = address
-    try {
-      const started = (await request<{ claim_id: string }>('/visitors', { email: address })).data
-      notice.textContent = t('claim', address)
-      if (await follow(started.claim_id, address)) return retry()
-    } finally {
-      claiming = undefined
-    }
-  }
-
-  let following: Promise<boolean> | undefined
-  /**
-   * Polls a claim until its link is opened (on any device), then keeps the confirmed session it gives;
-   * false if it never is. Every 1.5 s for a minute, then every 5 s, for 15 minutes (the claim lasts an
-   * hour); a refused poll (429, a network error) is tried again, an unknown or used claim (404) ends it.
-   */
-  function follow(claimId: string, address: string): Promise<boolean> {
-    following = (async () => {
-      for (let i = 0; i < 40 + 168; i++) {
-        await sleep(i < 40 ? 1500 : 5000)
-        try {
-          const { data, response } = await request<{ status: string; session_token?: string; session_expires_at?: string }>(`/visitors/${encodeURIComponent(claimId)}`)
-          if (response.status === 200 && data.status === 'confirmed' && data.session_token) {
-            remember({ token: data.session_token, expires: data.session_expires_at, email: address, verified: true })
-            notice.textContent = t('claimed')
-            // List again with the confirmed session: the visitor's votes show as theirs.
-            if (board) void loadPage(1)
-            return true
-          }
-        } catch (failure) {
-          if ((failure as HttpError).status !== 404) continue
-          // Unknown, used or expired: stop following it after a reload too.
-          if (visitor?.claim === claimId) remember({ ...visitor, claim: undefined, claimExpires: undefined })
-          return false
-        }
-      }
-      return false
-    })()
-    return following
   }
 
   function pressed(post: Post) {
@@ -307,7 +182,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     if (buttons[0]?.getAttribute('aria-busy')) return
     buttons.forEach((button) => button.setAttribute('aria-busy', 'true'))
     try {
-      const result = await write<{ voted: boolean; votes: number }>(`/posts/${post.id}/votes`, {}, 'needEmailVote')
+      const result = await identity.write<{ voted: boolean; votes: number }>(`/posts/${post.id}/votes`, {}, 'needEmailVote')
       if (!result) return
       post.votes = result.votes
       post.voted = result.voted
@@ -332,8 +207,8 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     if (!board || submit.getAttribute('aria-busy')) return
     submit.setAttribute('aria-busy', 'true')
     try {
-      const challenge = proofOfWork && !identified ? await solveProofOfWork(ctx.api) : undefined
-      const post = await write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined, locale: lang, ...(challenge && { challenge }) }, 'needEmail')
+      const challenge = proofOfWork && !identity.identified() ? await solveProofOfWork(ctx.api) : undefined
+      const post = await identity.write<Post>(`/boards/${encodeURIComponent(board.slug)}/posts`, { title: text, body: details.value.trim() || undefined, locale: lang, ...(challenge && { challenge }) }, 'needEmail')
       if (!post) return
       title.value = details.value = ''
       similar.hide()
@@ -386,7 +261,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
         if (!text.value.trim() || send.getAttribute('aria-busy')) return text.focus()
         send.setAttribute('aria-busy', 'true')
         try {
-          const made = await write<Comment>(`/posts/${encodeURIComponent(id)}/comments`, { body: text.value.trim() }, 'needEmail')
+          const made = await identity.write<Comment>(`/posts/${encodeURIComponent(id)}/comments`, { body: text.value.trim() }, 'needEmail')
           if (!made) return
           text.value = ''
           empty.remove()
@@ -432,8 +307,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
     },
     refresh() {
       void ctx.session().then((current) => {
-        identified = current
-        showWho()
+        identity.identify(current)
         // Identify settled after the list loaded: list again so the user's own votes show.
         if (board && listedAs !== bearer()) void loadPage(1)
       })
