@@ -395,4 +395,73 @@ describe('scores over demand stay current', () => {
     await voteAs('s1', p)
     expect((await scoreEvents(p))).toHaveLength(5)
   })
+
+  // The company writer moves every post in one statement (migration 0054): the scores with it, and
+  // one event per post whose score moved, none for the others.
+  test('a company MRR or plan change rescores all its posts: one score.changed per moved score, none for the rest', async () => {
+    const settings = await ws.owner.patch(`/api/v1/workspaces/${ws.slug}/demand-settings`, { plan_weights: { enterprise: 5, gold: 3 } }, { headers: { 'x-workspace': ws.slug } })
+    expect(settings.status).toBe(200)
+    expect((await scoring({ model: 'custom', formula: 'reach * demand.mrr / 100 + demand.weighted' })).status).toBe(200)
+    for (const id of ['w1', 'w2']) await who(id, { company: { id: 'wide-co', name: 'Wide Co', mrr: 10_000 } })
+    await who('w3', { company: { id: 'other-co', name: 'Other Co', mrr: 0 } })
+    const post = async (title: string, reach?: number) => {
+      const id = (await api.post('/api/v1/boards/ideas/posts', { title })).body.id
+      if (reach !== undefined) expect((await api.patch(`/api/v1/posts/${id}`, { factors: { reach } })).status).toBe(200)
+      return id
+    }
+    const [moves, flat, unscored, elsewhere] = [await post('Moves with Wide Co', 1), await post('Reach zero', 0), await post('No reach'), await post('Other Co only', 1)]
+    for (const id of [moves, flat, unscored]) await voteAs('w1', id)
+    await voteAs('w2', moves)
+    await voteAs('w3', elsewhere)
+    expect([await scoreOf(moves), await scoreOf(flat), await scoreOf(unscored), await scoreOf(elsewhere)]).toEqual([102, 1, null, 1])
+    const counts = async () => Promise.all([moves, flat, unscored, elsewhere].map(async (id) => (await scoreEvents(id)).length))
+    const before = await counts()
+    // Events per post since `before`.
+    const added = async () => (await counts()).map((n, i) => n - before[i]!)
+
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/wide-co`, { body: { mrr: 30_000 } })).status).toBe(200)
+    expect([await scoreOf(moves), await scoreOf(flat), await scoreOf(unscored), await scoreOf(elsewhere)]).toEqual([302, 1, null, 1])
+    expect((await demandOf(flat)).mrr).toBe(30_000)
+    expect(await added()).toEqual([1, 0, 0, 0])
+    expect((await scoreEvents(moves)).at(-1)).toMatchObject({ from_score: 102, to_score: 302, cause: 'demand', post: { id: moves, score: 302, demand: { mrr: 30_000, weighted: 2 } } })
+    expect((await row(moves)).score).toBe(302)
+
+    // A plan change re-weighs the members' votes: w1 and w2 weigh 3 now.
+    expect((await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/wide-co`, { body: { plan: 'gold' } })).status).toBe(200)
+    expect([await scoreOf(moves), await scoreOf(flat), await scoreOf(unscored)]).toEqual([306, 3, null])
+    expect(await added()).toEqual([2, 1, 0, 0])
+    expect((await scoreEvents(flat)).at(-1)).toMatchObject({ from_score: 1, to_score: 3, post: { demand: { weighted: 3 } } })
+
+    // Identify moves Wide Co's MRR and links w1 to one more company in one transaction: one event each.
+    await who('w1', { companies: [{ id: 'wide-co', mrr: 40_000 }, { id: 'extra-co', name: 'Extra Co', mrr: 5_000 }] })
+    expect(await scoreOf(moves)).toBe(456)
+    expect(await demandOf(moves)).toMatchObject({ companies: 2, mrr: 45_000 })
+    expect(await added()).toEqual([3, 1, 0, 0])
+    expect((await scoreEvents(moves)).at(-1)).toMatchObject({ from_score: 306, to_score: 456, post: { score: 456, demand: { companies: 2, mrr: 45_000 } } })
+
+    // Moved and moved back in one transaction: nothing to tell; moved twice: one event, first to last.
+    const wide = await h.db.select().from(companies).where(and(eq(companies.workspaceId, ws.id), eq(companies.externalId, 'wide-co')))
+    await h.db.transaction(async (tx) => {
+      await tx.update(companies).set({ mrr: 90_000 }).where(eq(companies.id, wide[0]!.id))
+      await tx.update(companies).set({ mrr: 40_000 }).where(eq(companies.id, wide[0]!.id))
+    })
+    expect(await added()).toEqual([3, 1, 0, 0])
+    await h.db.transaction(async (tx) => {
+      await tx.update(companies).set({ mrr: 90_000 }).where(eq(companies.id, wide[0]!.id))
+      await tx.update(companies).set({ mrr: 60_000 }).where(eq(companies.id, wide[0]!.id))
+    })
+    expect(await scoreOf(moves)).toBe(656)
+    expect((await scoreEvents(moves)).slice(-1)).toMatchObject([{ from_score: 456, to_score: 656 }])
+    expect(await added()).toEqual([4, 1, 0, 0])
+
+    // A formula that overflows a double on some posts: the change still lands, those scores are null.
+    expect((await scoring({ model: 'custom', formula: 'demand.mrr * 1e300 * 1e300 + 1' })).status).toBe(200)
+    expect([await scoreOf(elsewhere), await scoreOf(moves)]).toEqual([1, null])
+    const changed = await api.call('PUT', `/api/v1/workspaces/${ws.slug}/companies/other-co`, { body: { mrr: 1_000 } })
+    expect(changed.status).toBe(200)
+    expect(await demandOf(elsewhere)).toMatchObject({ mrr: 1_000 })
+    expect(await scoreOf(elsewhere)).toBeNull()
+    expect((await scoreEvents(elsewhere)).at(-1)).toMatchObject({ from_score: 1, to_score: null, post: { demand: { mrr: 1_000 } } })
+    expect((await scoring({ model: 'rice' })).status).toBe(200)
+  })
 })

@@ -24,7 +24,7 @@ export const webhooks = pgTable('webhooks', {
 
 /**
  * Outbox events not yet fanned out to deliveries and notifications. A trigger on `events` inserts
- * here in the writer's transaction (migration 0004), so no committed event can be missed.
+ * here in the writer's transaction (migrations 0005, 0054), so no committed event can be missed.
  */
 export const eventDispatch = pgTable('event_dispatch', {
   eventId: text('event_id').primaryKey().references(() => events.id, { onDelete: 'cascade' }),
