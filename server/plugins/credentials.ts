@@ -144,9 +144,10 @@ type MembershipRow = Awaited<ReturnType<ReturnType<typeof membershipLookup>['exe
  * The resolvers behind every authenticated request. A key (by its hash) and a session's membership (by
  * slug and user) are answered from per-process caches while the process hears every change to the
  * tables they read (server/db/changes.ts, migration 0043): a revocation, a new role or a subscription
- * change drops them on every process at once, and without a listening connection they are off.
+ * change drops them on every process at once, and without a listening connection they are off. Built once
+ * per app (sharedCredentialResolvers): a set built per request would start with empty caches every time.
  */
-export function credentialResolvers(ctx: AppContext) {
+function credentialResolvers(ctx: AppContext) {
   const keys = boundedCache<KeyRow>(ctx.changes, ['api_keys', 'workspaces'], ctx.config.cacheEntries)
   const memberships = boundedCache<MembershipRow>(ctx.changes, ['members', 'workspaces'], ctx.config.cacheEntries)
   return {

@@ -216,3 +216,39 @@ describe('dashboard pages', () => {
     expect((await h.client({ authorization: `Bearer ${await other.key()}` }).get(`/api/v1/posts/${foreignPost}`)).body.status).toBe('Open')
   })
 })
+
+describe('the pages share the API’s membership cache', () => {
+  test('a second page load sends no membership statement; a new role and a removal reach the pages as soon as the change is heard', async () => {
+    // Its own app, listening to the change feed as a server process does (the background worker's connection on PostgreSQL).
+    const live = await startHarness()
+    try {
+      if (live.database.driver === 'postgres') await live.database.listenForChanges(live.ctx.changes.changed, live.ctx.changes.setLive)
+      const team = await workspaceFixture(live)
+      await boardFixture(live, team.id, 'ideas')
+      const { client: mate, userId } = await addMember(live, team, `mate-${team.slug}@example.com`, 'member')
+      const home = `/dashboard/${team.slug}`
+      const membershipStatements = () => live.queries.filter((query) => /from "workspaces" left join "members"/.test(query)).length
+      expect((await mate.get(home)).status).toBe(200)
+      live.queries.length = 0
+      const again = await mate.get(home)
+      expect(again.status).toBe(200)
+      expect(again.body).toContain('<h1>Inbox</h1>')
+      expect(membershipStatements()).toBe(0)
+      // On PostgreSQL the change's notification travels on the listening connection: wait for it, as every process does.
+      const soon = async (path: string, status: number) => {
+        let res = await mate.get(path)
+        for (let i = 0; i < 50 && res.status !== status; i++) res = (await Bun.sleep(20), await mate.get(path))
+        return res.status
+      }
+      const webhooks = `${home}/settings/webhooks`
+      expect((await mate.get(webhooks)).status).toBe(403)
+      expect((await team.owner.patch(`/api/v1/workspaces/${team.slug}/members/${userId}`, { role: 'admin' })).status).toBe(200)
+      expect(await soon(webhooks, 200)).toBe(200)
+      expect((await team.owner.delete(`/api/v1/workspaces/${team.slug}/members/${userId}`)).status).toBe(204)
+      expect(await soon(home, 404)).toBe(404)
+      expect((await mate.get(webhooks)).status).toBe(404)
+    } finally {
+      await live.close()
+    }
+  })
+})

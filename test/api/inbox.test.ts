@@ -99,6 +99,33 @@ describe('GET /workspaces/{slug}/inbox', () => {
     expect((await api.get(`${base()}/inbox?per_page=2&page=9&q=dark`)).body).toMatchObject({ items: [], total: 2 })
   })
 
+  test('past 200 posts: the total is exact with paging and board/status only, from one statement; bounded with other filters', async () => {
+    const big = await workspaceFixture(h)
+    const board = await boardFixture(h, big.id, 'ideas')
+    await h.db.execute(sql`insert into posts (id, workspace_id, board_id, title, body, status_id, author_name, created_at)
+      select 'post_total' || lpad(n::text, 16, '0'), ${big.id}, ${board.id}, 'Idea number ' || n, '', (select id from statuses where workspace_id = ${big.id} and is_default), 'Someone', now() - (n || ' minutes')::interval
+      from generate_series(1, 250) n`)
+    const key = h.client({ authorization: `Bearer ${await big.key(['posts:read'])}` })
+    const at = `/api/v1/workspaces/${big.slug}/inbox`
+    // `per_page` and `page` are paging, not filters: the maintained counts still give the exact total.
+    const first = await key.get(`${at}?per_page=50`)
+    expect(first.body).toMatchObject({ total: 250, total_pages: 5, per_page: 50 })
+    expect(first.body.items).toHaveLength(50)
+    expect(first.body.items[0].title).toBe('Idea number 1')
+    const last = await key.get(`${at}?per_page=50&page=5&board=ideas`)
+    expect(last.body).toMatchObject({ total: 250, total_pages: 5 })
+    expect(last.body.items.at(-1).title).toBe('Idea number 250')
+    // A page past the end still carries the exact total (the statement answers one row with no post).
+    h.queries.length = 0
+    expect((await key.get(`${at}?per_page=50&page=9&status=Open`)).body).toMatchObject({ items: [], total: 250, total_pages: 5 })
+    expect(h.queries.filter((query) => /board_post_counts/.test(query))).toHaveLength(1)
+    // q is not a maintained count: bounded to 200 matches past the start of the page, as documented.
+    expect((await key.get(`${at}?per_page=50&q=idea`)).body).toMatchObject({ total: 200 })
+    const page = await big.owner.get(`/dashboard/${big.slug}`)
+    expect(page.status).toBe(200)
+    expect(page.body).toContain('<p id="inbox-count">250 posts.</p>')
+  })
+
   test('a member sees unread markers; opening (read state) clears them; a change makes it unread again', async () => {
     const m = session(member)
     const before = await m.get(`${base()}/inbox`)

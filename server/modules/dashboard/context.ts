@@ -6,13 +6,15 @@ import { ApiError, notFound } from '../../errors.ts'
 import { htmlResponse } from '../../lib/http-headers.ts'
 import { html, type SafeHtml } from '../../lib/html.ts'
 import { sha256Hex, timingSafeEqual } from '../../lib/secrets.ts'
-import { accessCookie, credentialResolvers, type Member, type SessionCaller, type Workspace } from '../../plugins/credentials.ts'
+import { accessCookie, sharedCredentialResolvers, type Member, type SessionCaller, type Workspace } from '../../plugins/credentials.ts'
 import { page } from './pages.ts'
 import { stepsProbe, type StepsDone } from './settings/checklist.ts'
 
 // Who is looking at a dashboard page, and the answers every page shares. The session is the API's own
 // (the access_token cookie) and the membership rule is the API's own (credentials.membership): a
-// workspace the user is not an active member of is a 404 page, exactly as the API answers 404.
+// workspace the user is not an active member of is a 404 page, exactly as the API answers 404. The
+// resolvers are the app's one set (sharedCredentialResolvers), so a page's membership is answered from the
+// same per-process cache as the API's, dropped on every process when a membership or workspace changes.
 
 export interface Viewer { session: SessionCaller; csrf: string }
 export interface WorkspaceViewer extends Viewer { workspace: Workspace; member: Member }
@@ -21,12 +23,12 @@ export interface WorkspaceViewer extends Viewer { workspace: Workspace; member: 
 export const csrfOf = (session: SessionCaller) => sha256Hex(`chorus-dashboard-csrf:${session.sessionId}`)
 
 export async function viewerOf(ctx: AppContext, request: Request): Promise<Viewer | null> {
-  const session = await credentialResolvers(ctx).session(accessCookie(request))
+  const session = await sharedCredentialResolvers(ctx).session(accessCookie(request))
   return session ? { session, csrf: csrfOf(session) } : null
 }
 
 export async function workspaceViewer(ctx: AppContext, viewer: Viewer, slug: string): Promise<WorkspaceViewer> {
-  const row = await credentialResolvers(ctx).membership(slug, viewer.session.user.id)
+  const row = await sharedCredentialResolvers(ctx).membership(slug, viewer.session.user.id)
   if (!row || row.member?.status !== 'active') throw notFound('Workspace')
   return { ...viewer, workspace: row.workspace, member: row.member }
 }

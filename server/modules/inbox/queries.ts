@@ -69,8 +69,10 @@ async function conditionsOf(db: Db | Tx, reader: InboxReader, filters: InboxFilt
   if (filters.stale_days !== undefined) conditions.push(sql`${lastActivity} < now() - make_interval(days => ${filters.stale_days})`)
   if (filters.verified !== undefined) conditions.push(filters.verified ? sql`not ${isUnverifiedEndUser(posts.authorEndUserId)}` : isUnverifiedEndUser(posts.authorEndUserId))
   if (filters.q) conditions.push(sql`${posts.search} @@ websearch_to_tsquery('english', ${filters.q})`)
-  // Only board and status: the maintained per-board counts give an exact total without a count.
-  const exactTotal = Object.entries(filters).every(([name, value]) => value === undefined || name === 'board' || name === 'status' || (name === 'sort' && value !== 'oldest_unanswered'))
+  // Only board and status: the maintained per-board counts give an exact total without a count. Named
+  // filter by filter, so what else a caller's query carries (`page`, `per_page`) cannot make it bounded.
+  const exactTotal = filters.label === undefined && filters.owner === undefined && filters.unanswered === undefined && filters.stale_days === undefined
+    && filters.verified === undefined && !filters.q && filters.sort !== 'oldest_unanswered'
   return { where: sql.join(conditions, sql` and `), boardId, statusId, exactTotal }
 }
 
@@ -85,12 +87,10 @@ async function ownerCondition(db: Db | Tx, reader: InboxReader, owner: string, l
   return sql`${posts.ownerUserId} = ${owner}`
 }
 
-async function exactTotal(db: Db | Tx, workspaceId: string, boardId: string | undefined, statusId: string | undefined) {
-  const [row] = rowsOf<{ n: number }>(await db.execute(sql`select coalesce(sum(${boardPostCounts.posts}), 0)::int as n from ${boardPostCounts}
+/** The exact total from the maintained per-board counts, as a scalar subquery of the page's walk. */
+const exactTotal = (workspaceId: string, boardId: string | undefined, statusId: string | undefined) => sql`(select coalesce(sum(${boardPostCounts.posts}), 0)::int from ${boardPostCounts}
     join ${boards} on ${boards.id} = ${boardPostCounts.boardId}
-    where ${boards.workspaceId} = ${workspaceId}${boardId ? sql` and ${boardPostCounts.boardId} = ${boardId}` : sql``}${statusId ? sql` and ${boardPostCounts.statusId} = ${statusId}` : sql``}`))
-  return Number(row!.n)
-}
+    where ${boards.workspaceId} = ${workspaceId}${boardId ? sql` and ${boardPostCounts.boardId} = ${boardId}` : sql``}${statusId ? sql` and ${boardPostCounts.statusId} = ${statusId}` : sql``})`
 
 /** Whether each post is unread for the member: never opened, or changed or commented on since. */
 export async function unreadOf(db: Db | Tx, userId: string, postIds: string[]): Promise<Map<string, boolean>> {
@@ -109,22 +109,26 @@ export async function listInbox(db: Db | Tx, reader: InboxReader, filters: Inbox
   const { where, boardId, statusId, exactTotal: exact } = await conditionsOf(db, reader, filters, loc)
   const keys = sql.raw(KEYS[filters.sort ?? 'new'])
   const counted = page.offset + Math.max(COUNTED_MATCHES, page.perPage)
-  // The walk stops after `counted` rows in index order; numbering and counting happen over those only.
-  const rows = rowsOf<{ id: string; total: number }>(await db.execute(sql`
-    select id, total from (
-      select id, row_number() over (order by ${keys}) as n, count(*) over () as total
-      from (select ${posts.id} as id, ${posts.createdAt} as created_at, ${posts.voteCount} as vote_count, ${posts.trending} as trending
-        from ${posts} where ${where} order by ${keys} limit ${counted}) walked
-    ) numbered where n > ${page.offset} order by n limit ${page.perPage}`))
-  const ids = rows.map((row) => row.id)
+  // The walk stops after `counted` rows in index order; numbering and counting happen over those only. The
+  // exact total (when there is one) rides in the same statement: one row even when the page is empty.
+  const rows = rowsOf<{ id: string | null; total: number | null; exact: number | null }>(await db.execute(sql`
+    select numbered.id, numbered.total, ${exact ? exactTotal(reader.workspaceId, boardId, statusId) : sql`null::int`} as exact
+    from (select 1) one left join (
+      select id, total, n from (
+        select id, row_number() over (order by ${keys}) as n, count(*) over () as total
+        from (select ${posts.id} as id, ${posts.createdAt} as created_at, ${posts.voteCount} as vote_count, ${posts.trending} as trending
+          from ${posts} where ${where} order by ${keys} limit ${counted}) walked
+      ) numbered where n > ${page.offset} order by n limit ${page.perPage}
+    ) numbered on true order by numbered.n`))
+  const ids = rows.flatMap((row) => (row.id === null ? [] : [row.id]))
   const found = ids.length ? await findPosts(db, inArray(posts.id, ids), [], ids.length) : []
   const position = new Map(ids.map((id, i) => [id, i]))
   found.sort((a, b) => position.get(a.id)! - position.get(b.id)!)
   const unread = reader.userId ? await unreadOf(db, reader.userId, ids) : undefined
   const items: InboxItem[] = found.map((post) => ({ ...post, unread: unread ? (unread.get(post.id) ?? true) : null }))
   let total: number
-  if (exact) total = await exactTotal(db, reader.workspaceId, boardId, statusId)
-  else if (rows[0]) total = Number(rows[0].total)
+  if (exact) total = Number(rows[0]!.exact)
+  else if (ids.length) total = Number(rows[0]!.total)
   else total = page.offset === 0 ? 0 : rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from (select 1 from ${posts} where ${where} limit ${counted}) c`)).map((row) => Number(row.n))[0]!
   return envelope(items, page, total)
 }

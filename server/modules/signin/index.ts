@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { htmlResponse } from '../../lib/http-headers.ts'
 import { randomToken, timingSafeEqual } from '../../lib/secrets.ts'
-import { accessCookie, credentialResolvers } from '../../plugins/credentials.ts'
+import { accessCookie, sharedCredentialResolvers } from '../../plugins/credentials.ts'
 import { requestPlugin } from '../../plugins/request.ts'
 import { setSessionCookies } from '../auth/cookies.ts'
 import { sendMagicLink } from '../auth/index.ts'
@@ -30,7 +30,7 @@ const hidden = { detail: { hide: true } }
  */
 export const signInModule = (ctx: AppContext) => {
   if (ctx.config.dashboardUrl !== ctx.config.baseUrl) return new Elysia({ name: 'signin-pages-off' })
-  const sessions = credentialResolvers(ctx)
+  const sessions = sharedCredentialResolvers(ctx)
   const styleHash = crypto.subtle.digest('SHA-256', new TextEncoder().encode(STYLE)).then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`)
   const csrfCookie = (value: string) => `${CSRF_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=3600${ctx.config.secureCookies ? '; Secure' : ''}`
   const returnTo = (value: unknown) => (typeof value === 'string' && value.length <= 2048 && RELATIVE.test(value) ? value : '/dashboard')
