@@ -3,9 +3,10 @@
 // Both must give the same body: every author kind, labels, demand with and without revenue, scores,
 // factors, a tracker link, sub-millisecond times, paging, filters and an empty page.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { boardFixture, labelFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
+import { events, posts } from '../../server/db/schema/index.ts'
 import { getPost, listPosts } from '../../server/modules/posts/queries.ts'
 import { withoutRevenue } from '../../server/modules/companies/demand.ts'
 import { readPage } from '../../server/lib/paging.ts'
@@ -72,6 +73,51 @@ describe('happy', () => {
       const hidden = await h.client({ authorization: `Bearer ${noRevenue}` }).get(`/api/v1/boards/ideas/posts?${query}`)
       expect({ query, body: hidden.body }).toEqual({ query, body: { ...expected, items: expected.items.map(withoutRevenue) } })
     }
+  })
+})
+
+// A create writes its `post.created` event from the post as PostgreSQL renders it (postJson), in the same
+// pipelined group as its inserts: the event's post must be the body the create answered.
+const eventsOf = async (postId: string) => (await h.db.select().from(events).where(eq(events.workspaceId, ws.id)))
+  .filter((row) => (row.data as any).post?.id === postId || (row.data as any).vote?.post_id === postId)
+
+describe('post.created', () => {
+  test('the event carries the body the create answered: a key with labels, a member, on behalf of an end user', async () => {
+    const api = h.client({ authorization: `Bearer ${full}` })
+    const made = [
+      await api.post('/api/v1/boards/ideas/posts', { title: 'Event body', body: 'Tab\there \u202eRTL\u202c \u{1F600}', labels: ['ux', 'api'], status: 'Planned' }),
+      await ws.owner.post('/api/v1/boards/ideas/posts', { title: 'Event by the owner' }, { headers: { 'x-workspace': ws.slug } }),
+      await api.post('/api/v1/boards/ideas/posts', { title: 'Event on behalf', email: 'behalf@example.com', locale: 'de' }),
+    ]
+    for (const res of made) {
+      expect(res.status).toBe(201)
+      const announced = await eventsOf(res.body.id)
+      expect(announced.map((row) => row.type)).toEqual(['post.created'])
+      expect((announced[0]!.data as any).post).toEqual(res.body)
+    }
+    expect(made[0]!.body).toMatchObject({ labels: ['api', 'ux'], status: 'Planned', author: { type: 'api_key' } })
+    expect(made[2]!.body).toMatchObject({ language: 'de', author: { type: 'end_user', email: 'behalf@example.com' } })
+  })
+
+  test("an anonymous visitor's post: post.created with the author's first vote counted, and vote.created", async () => {
+    const res = await h.client().post(`/api/v1/public/${ws.slug}/boards/ideas/posts`, { title: 'Event from the widget', email: 'visitor@example.com' })
+    expect(res.status).toBe(201)
+    const announced = await eventsOf(res.body.id)
+    expect(announced.map((row) => row.type).sort()).toEqual(['post.created', 'vote.created'])
+    const created = announced.find((row) => row.type === 'post.created')!.data as any
+    expect(created.post).toEqual(await getPost(h.db, ws.id, res.body.id))
+    expect(created.post).toMatchObject({ votes: 1, author: { type: 'end_user', email: 'visitor@example.com' }, moderation: null })
+  })
+
+  test('a create refused (unknown board, status or label) leaves no post and no event', async () => {
+    const api = h.client({ authorization: `Bearer ${full}` })
+    const before = (await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).length
+    const postsBefore = (await h.db.select().from(posts).where(eq(posts.workspaceId, ws.id))).length
+    expect((await api.post('/api/v1/boards/nope/posts', { title: 'Nowhere' })).status).toBe(404)
+    expect((await api.post('/api/v1/boards/ideas/posts', { title: 'Bad status', status: 'nope' })).status).toBe(422)
+    expect((await api.post('/api/v1/boards/ideas/posts', { title: 'Bad label', labels: ['nope'] })).status).toBe(422)
+    expect((await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).length).toBe(before)
+    expect((await h.db.select().from(posts).where(eq(posts.workspaceId, ws.id))).length).toBe(postsBefore)
   })
 })
 

@@ -2,9 +2,10 @@ import { and, desc, eq, getTableColumns, isNull, sql, type SQL } from 'drizzle-o
 import type { PgSelect } from 'drizzle-orm/pg-core'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
-import { boardPostCounts, boards, companies, labels, postCompanyVotes, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
+import { boardPostCounts, boards, companies, events, labels, postCompanyVotes, postLabels, posts, statuses, workspaces } from '../../db/schema/index.ts'
 import { isoTimestamp } from '../../db/schema/columns.ts'
 import { notFound } from '../../errors.ts'
+import { newId } from '../../lib/ids.ts'
 import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, isUnverifiedEndUser, toAuthor, type AuthorRow } from '../feedback/actor.ts'
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
@@ -108,6 +109,22 @@ const postLookup = compiled('get_post', (db) => selectPosts(db).where(byId))
 const postJsonLookup = compiled('get_post_json', (db) => selectPostsJson(db, { json: sql<string>`${postJson}::text` }).where(byId))
 // A held post (docs/moderation.md) does not exist for the public until it is approved.
 const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false), isNull(posts.moderation))))
+
+// The `post.created` outbox row written by PostgreSQL from the post as the team reads it (postJson with
+// revenue shown: the body getPost renders, see test/api/post-json.test.ts). A create sends it in the same
+// pipelined group as its inserts, instead of waiting for the post to come back before writing its event:
+// one round trip fewer per create, a wait saved rather than work (BENCHMARKS.md, "Creates against the raw baselines").
+const postCreatedEvent = compiled('insert_post_created_event', (db) => db.insert(events).select(withPostJoins(db.select({
+  id: sql<string>`${sql.placeholder('eventId')}::text`.as('id'), workspaceId: posts.workspaceId, type: sql<string>`'post.created'`.as('type'),
+  data: sql<Record<string, unknown>>`json_build_object('post', ${postJson})::jsonb`.as('data'), createdAt: sql<Date>`now()`.as('created_at'),
+}).from(posts).$dynamic()).where(byId)))
+
+/** Writes `post.created` for a post of this transaction, its `post` as getPost would give it; returns the event's id. */
+export async function recordPostCreated(tx: Tx, workspaceId: string, postId: string) {
+  const eventId = newId('event')
+  await postCreatedEvent(tx).execute({ eventId, id: postId, workspaceId, showMrr: true })
+  return eventId
+}
 
 /** One compiled statement, on the pool (GET /posts/:id) or in the transaction of a write that returns the post. */
 const lookupPost = (db: Db | Tx, workspaceId: string, postId: string, publicView: boolean) =>

@@ -10,7 +10,7 @@ import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, resolveActor, teamAuthor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
-import { getPost } from './queries.ts'
+import { getPost, recordPostCreated } from './queries.ts'
 import { applyFactors, recordScoreChanged } from '../scoring/service.ts'
 
 export interface PostInput extends OnBehalf {
@@ -91,14 +91,13 @@ export async function createPost(db: Db, workspaceId: string, caller: FeedbackCa
       firstVote ? tx.insert(votes).values({ id: firstVote.id, workspaceId, postId: id, endUserId: firstVote.endUserId }).execute() : undefined,
       firstVote ? tx.update(posts).set({ voteCount: 1 }).where(eq(posts.id, id)).execute() : undefined,
       getPost(tx, workspaceId, id),
+      moderation.record?.(tx, id),
+      // A held post is announced when it is approved (moderation/service.ts approvePost), never before.
+      // The event's post is written by PostgreSQL from the rows above: no wait for the post to come back.
+      moderation.held ? undefined : recordPostCreated(tx, workspaceId, id),
+      firstVote && !moderation.held ? recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 }) : undefined,
     ])
-    const post = written[5]
-    await moderation.record?.(tx, id)
-    // A held post is announced when it is approved (moderation/service.ts approvePost), never before.
-    if (moderation.held) return post
-    await recordEvent(tx, workspaceId, 'post.created', { post })
-    if (firstVote) await recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 })
-    return post
+    return written[5]
   })
   // Duplicate suggestions are found in the background: post.created queues a check (duplicates/queue.ts).
   return created
