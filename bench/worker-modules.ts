@@ -3,6 +3,8 @@
 // both threads and reports the process RSS; the figure is against a Worker that imports nothing. The
 // modules are what the background worker's graph could load (nodemailer, markdown-it, drizzle, the
 // drivers, the importer, ...), so the table says what making one lazy saves.
+// BENCH_THREAD=main imports each module on the main thread instead (against a process importing nothing):
+// what the server's own thread pays for a module it loads at start.
 // Usage: bun bench/worker-modules.ts [module ...]   (BENCH_ROUNDS, default 3; median reported)
 import { engineEnv } from '../server/cluster.ts'
 
@@ -14,11 +16,16 @@ const DEFAULT = [
 
 if (process.argv[2] === 'child') {
   const target = process.argv[3]!
+  const specifier = target.startsWith('./') ? `${ROOT}${target.slice(2)}` : target
   const source = target === '(nothing)'
     ? `self.onmessage = () => {}; postMessage('ready')`
-    : `await import(${JSON.stringify(target.startsWith('./') ? `${ROOT}${target.slice(2)}` : target)}); Bun.gc(true); postMessage('ready')`
-  const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'application/typescript' })))
-  await new Promise((resolve) => (worker.onmessage = resolve))
+    : `await import(${JSON.stringify(specifier)}); Bun.gc(true); postMessage('ready')`
+  if (process.env.BENCH_THREAD === 'main') {
+    if (target !== '(nothing)') await import(specifier)
+  } else {
+    const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'application/typescript' })))
+    await new Promise((resolve) => (worker.onmessage = resolve))
+  }
   await Bun.sleep(1000)
   Bun.gc(true)
   await Bun.sleep(300)
@@ -37,5 +44,6 @@ async function rss(target: string) {
   return values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 }
 const base = await rss('(nothing)')
-console.log(`| module imported by a Worker | extra RSS (empty Worker ${base.toFixed(1)} MiB) |\n|---|---|`)
+const where = process.env.BENCH_THREAD === 'main' ? ['the main thread', 'a process importing nothing'] : ['a Worker', 'empty Worker']
+console.log(`| module imported by ${where[0]} | extra RSS (${where[1]} ${base.toFixed(1)} MiB) |\n|---|---|`)
 for (const target of targets) console.log(`| ${target} | +${((await rss(target)) - base).toFixed(1)} MiB |`)

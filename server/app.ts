@@ -125,7 +125,7 @@ export async function createApp({ config, database, overrides }: CreateAppOption
     .use(requestPlugin(ctx))
     .use(apiRoutes(ctx))
     .use(oauthServerModule(ctx))
-    .use(docsModule(() => self!))
+    .use(docsModule())
     .use(widgetModule(ctx))
     .use(fileServingModule(ctx))
     .use(mcpModule(ctx))

@@ -63,8 +63,19 @@ export interface HtmlPolicy {
  * The one way to answer with an HTML page: a strict Content-Security-Policy (nothing but what the
  * page names, no framing, no <base>, forms only to us), frame-ancestors and X-Frame-Options.
  */
-export function htmlResponse(html: string | Uint8Array<ArrayBuffer>, policy: HtmlPolicy = {}, init: ResponseInit = {}): Response {
-  const csp = [
+export function htmlResponse(html: string | Blob, policy: HtmlPolicy | string = {}, init: ResponseInit = {}): Response {
+  const headers = new Headers(init.headers)
+  headers.set('content-type', 'text/html; charset=utf-8')
+  headers.set('content-security-policy', typeof policy === 'string' ? policy : contentSecurityPolicy(policy))
+  headers.set('x-frame-options', 'DENY')
+  headers.set('referrer-policy', 'no-referrer')
+  headers.set('x-content-type-options', 'nosniff')
+  return new Response(html, { ...init, headers })
+}
+
+/** The Content-Security-Policy an HTML page gets for `policy`; a page answered many times (the public cache's) builds it once and passes the string to htmlResponse. */
+export function contentSecurityPolicy(policy: HtmlPolicy): string {
+  return [
     "default-src 'none'",
     `script-src ${policy.scripts?.join(' ') || "'none'"}`,
     `style-src ${['\'self\'', ...(policy.styles ?? [])].join(' ')}`,
@@ -75,11 +86,4 @@ export function htmlResponse(html: string | Uint8Array<ArrayBuffer>, policy: Htm
     "base-uri 'none'",
     `form-action ${['\'self\'', ...(policy.forms ?? [])].join(' ')}`,
   ].join('; ')
-  const headers = new Headers(init.headers)
-  headers.set('content-type', 'text/html; charset=utf-8')
-  headers.set('content-security-policy', csp)
-  headers.set('x-frame-options', 'DENY')
-  headers.set('referrer-policy', 'no-referrer')
-  headers.set('x-content-type-options', 'nosniff')
-  return new Response(html, { ...init, headers })
 }

@@ -4,6 +4,8 @@ import { Glob } from 'bun'
 import { Value } from '@sinclair/typebox/value'
 import { ERROR_STATUS } from '../../server/errors.ts'
 import { EVENT_TYPES } from '../../server/events/outbox.ts'
+import { readFileSync } from 'node:fs'
+import { OPENAPI_DOCUMENT_FILE } from '../../server/modules/docs/index.ts'
 import { eventSchemaName } from '../../server/modules/docs/webhooks.ts'
 import { workspaceFixture } from '../helpers/fixtures.ts'
 import { inlineSchemas, missingDocumentation, operationsOf } from '../helpers/openapi-checks.ts'
@@ -21,6 +23,29 @@ afterAll(() => h.close())
 const operations = () => operationsOf({ ...doc, webhooks: {} })
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+
+describe('the served document', () => {
+  // The server serves the committed sdk/openapi.json (the generator is a build-time package): it must be
+  // exactly what this server's routes generate, or a route change was made without `npm run openapi`.
+  // Generated in a process of its own: this one's route schemas have been through other test files' apps.
+  test('is sdk/openapi.json as compact JSON, and that file is what the routes generate', async () => {
+    const res = await h.app.handle(new Request('http://localhost/api/v1/openapi.json'))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/json;charset=utf-8')
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    expect(await res.text()).not.toContain('\n')
+    expect(JSON.parse(readFileSync(OPENAPI_DOCUMENT_FILE, 'utf8'))).toEqual(doc)
+    const check = Bun.spawnSync([process.execPath, 'scripts/openapi.ts', '--check'], { cwd: new URL('../..', import.meta.url).pathname, env: { ...process.env, TEST_POSTGRES_URL: '' } })
+    expect({ exitCode: check.exitCode, stderr: check.stderr.toString() }).toEqual({ exitCode: 0, stderr: '' })
+    expect(check.stdout.toString()).toContain('sdk/openapi.json and its types match the server.')
+  }, 60_000)
+
+  test('the generator is not a runtime dependency', () => {
+    const manifest = require('../../package.json')
+    expect(manifest.dependencies['@elysiajs/openapi']).toBeUndefined()
+    expect(manifest.devDependencies['@elysiajs/openapi']).toBeDefined()
+  })
+})
 
 describe('error schema', () => {
   test('the Error component types `code` as the enum of every error code', () => {

@@ -1,7 +1,7 @@
-import { Elysia, type AnyElysia } from 'elysia'
+import { readFileSync } from 'node:fs'
+import { Elysia } from 'elysia'
 import { htmlResponse } from '../../lib/http-headers.ts'
 import { brotliBundle, plainBundle, SCALAR_VERSION } from './bundle.ts'
-import type { buildOpenApiDocument } from './openapi.ts'
 
 /**
  * The reference UI is Scalar's standalone browser bundle, vendored from our pinned `@scalar/api-reference`
@@ -37,11 +37,19 @@ const referencePage = `<!doctype html>
 /** Scripts only from this origin; the bundle injects its own styles (so inline styles are allowed) and fetches only the document. */
 const REFERENCE_POLICY = { scripts: ["'self'"], styles: ["'unsafe-inline'"] }
 
-/** `/api/v1/openapi.json` (also at `/api/openapi.json`, as every API path) and the interactive reference at `/docs`. The document is built once, on first use, by a generator loaded then. */
-export function docsModule(getApp: () => AnyElysia) {
-  let document: ReturnType<typeof buildOpenApiDocument> | undefined
-  // The generator (@elysiajs/openapi and the webhook schemas) loads with the first request for the document, not with the server.
-  const serve = async () => (document ??= (await import('./openapi.ts')).buildOpenApiDocument(getApp()))
+/**
+ * The OpenAPI document as committed: sdk/openapi.json is generated from the route schemas at build time
+ * (`npm run openapi`; CI's `openapi:check` and test/api/openapi.test.ts fail when it differs from what
+ * the routes generate). Serving that file rather than generating it keeps the generator
+ * (`@elysiajs/openapi`, and `typescript`, its required peer: 25 MB) out of a production install.
+ */
+export const OPENAPI_DOCUMENT_FILE = new URL('../../../sdk/openapi.json', import.meta.url)
+
+/** `/api/v1/openapi.json` (also at `/api/openapi.json`, as every API path) and the interactive reference at `/docs`. The document is read once, on first use. */
+export function docsModule() {
+  let document: string | undefined
+  // Re-serialised once without the file's indentation (a third smaller on the wire).
+  const serve = () => new Response((document ??= JSON.stringify(JSON.parse(readFileSync(OPENAPI_DOCUMENT_FILE, 'utf8')))), { headers: { 'content-type': 'application/json;charset=utf-8' } })
   const hidden = { detail: { hide: true } }
   return new Elysia()
     .get('/api/v1/openapi.json', serve, hidden)

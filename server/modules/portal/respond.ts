@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.ts'
-import { carriesSessionCookie, htmlResponse } from '../../lib/http-headers.ts'
+import { carriesSessionCookie, contentSecurityPolicy, htmlResponse } from '../../lib/http-headers.ts'
 import type { SafeHtml } from '../../lib/html.ts'
 import { sha256Hex } from '../../lib/secrets.ts'
 import { PUBLIC_CACHE_CONTROL } from '../public/cache.ts'
@@ -11,13 +11,23 @@ export type HeaderMap = Record<string, string>
 const sameTag = (candidate: string, etag: string) => candidate.trim().replace(/^W\//, '') === etag.replace(/^W\//, '')
 
 /** A page rendered, encoded and hashed, ready to send to whoever asks (the public cache keeps these). */
-export interface PreparedPage { body: Uint8Array<ArrayBuffer>; status: number; styles: string[]; headers: HeaderMap; etag?: string; personal: boolean }
+export interface PreparedPage {
+  /** A Blob, so each response shares the bytes instead of copying them (as public/cache.ts's JsonAnswer). */
+  body: Blob
+  status: number
+  styles: string[]
+  headers: HeaderMap
+  etag?: string
+  personal: boolean
+  /** Its Content-Security-Policy, built by the first sendPage: a kept page is sent many times. */
+  csp?: string
+}
 
 /** Renders what every request for the page shares: its bytes, the hash of its one inline style, its ETag. */
 export async function preparePage(doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false): Promise<PreparedPage> {
   const body = 'style' in doc ? doc.body.value : doc.value
   const styles = 'style' in doc ? [`'sha256-${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(doc.style))).toString('base64')}'`] : []
-  return { body: new TextEncoder().encode(body), status, styles, headers: extra, personal, etag: status === 200 ? `W/"${sha256Hex(body).slice(0, 32)}"` : undefined }
+  return { body: new Blob([body]), status, styles, headers: extra, personal, etag: status === 200 ? `W/"${sha256Hex(body).slice(0, 32)}"` : undefined }
 }
 
 /**
@@ -33,7 +43,8 @@ export function sendPage(ctx: AppContext, request: Request, page: PreparedPage) 
     headers.etag = page.etag
     if (request.headers.get('if-none-match')?.split(',').some((tag) => sameTag(tag, page.etag!))) return new Response(null, { status: 304, headers })
   }
-  return htmlResponse(page.body, { scripts: ["'self'"], styles: page.styles, media: [new URL(ctx.config.baseUrl).origin] }, { status: page.status, headers })
+  page.csp ??= contentSecurityPolicy({ scripts: ["'self'"], styles: page.styles, media: [new URL(ctx.config.baseUrl).origin] })
+  return htmlResponse(page.body, page.csp, { status: page.status, headers })
 }
 
 export const htmlPage = async (ctx: AppContext, request: Request, doc: Doc | SafeHtml, status: number, extra: HeaderMap = {}, personal = false) =>

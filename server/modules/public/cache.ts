@@ -27,19 +27,18 @@ interface Exchange {
 
 /**
  * A public JSON answer as sent: its body encoded once (a kept answer is written as it is, never transcoded per
- * request) and the weak ETag over it.
+ * request) and the weak ETag over it. The body is a Blob: a Response made from a Blob shares its bytes, where
+ * one made from a Uint8Array copies them (~2 µs and 16 KB of garbage per 16 KB answer; BENCHMARKS.md, "footprint").
  */
-export interface JsonAnswer { body: Uint8Array<ArrayBuffer>; etag: string }
-
-const encoder = new TextEncoder()
+export interface JsonAnswer { body: Blob; etag: string }
 
 export function jsonAnswer(value: unknown): JsonAnswer {
   const text = JSON.stringify(value)
-  return { body: encoder.encode(text), etag: `W/"${sha256Hex(text).slice(0, 32)}"` }
+  return { body: new Blob([text]), etag: `W/"${sha256Hex(text).slice(0, 32)}"` }
 }
 
 /** What a kept answer is counted at: its bytes plus its entry's own (key, ETag, headers; a generous guess). */
-export const keptBytes = (body: Uint8Array<ArrayBuffer>) => body.byteLength + 512
+export const keptBytes = (body: Blob) => body.size + 512
 
 /**
  * A public JSON answer's headers: a short shared-cache lifetime and the weak ETag, so portals and widgets

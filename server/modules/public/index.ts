@@ -42,7 +42,7 @@ export const publicModule = (ctx: AppContext) =>
       const answer = await cachedBoardPosts(ctx, params.workspace_slug, params.board_slug, query)
       const viewer = request.headers.has('authorization') ? await sessionViewer(ctx, params.workspace_slug, request.headers.get('authorization')) : null
       if (!viewer) return sendJson(request, set, answer)
-      const list = JSON.parse(new TextDecoder().decode(answer.body)) as Awaited<ReturnType<typeof portal.publicBoardPosts>>
+      const list = JSON.parse(await answer.body.text()) as Awaited<ReturnType<typeof portal.publicBoardPosts>>
       return sendJson(request, set, jsonAnswer({ ...list, items: await portal.withVoted(ctx.db, viewer, list.items) }))
     }, {
       params: PublicBoardParams,
