@@ -91,7 +91,18 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
       status_id: statusFor(statuses, record.status, record.statusKind), author_end_user_id: record.author ? authors.get(personKey(record.author)!) ?? null : null,
       author_name: record.author?.name ?? null, vote_count: record.voteCount, created_at: at(record), updated_at: at(record),
     }))
+    // Each post's deferred board count stands aside (migration 0057): one count per board and status for the batch.
+    await t.tx.execute(sql`select set_config('chorus.bulk_posts', 'on', true)`)
     await insertRows(t.tx, 'posts', POST_COLUMNS, rows)
+    await t.tx.execute(sql`select set_config('chorus.bulk_posts', 'off', true)`)
+    const perBoard = new Map<string, { board_id: string; status_id: string; posts: number }>()
+    for (const row of rows) {
+      const key = `${row.board_id}\u0000${row.status_id}`
+      const entry = perBoard.get(key) ?? perBoard.set(key, { board_id: row.board_id!, status_id: row.status_id, posts: 0 }).get(key)!
+      entry.posts++
+    }
+    await insertRows(t.tx, 'board_post_counts', [['board_id', 'text'], ['status_id', 'text'], ['posts', 'integer']], [...perBoard.values()],
+      sql`on conflict (board_id, status_id) do update set posts = board_post_counts.posts + excluded.posts`)
     await saveRefs(t, 'post', todo.map((record, index) => [record.ref, rows[index]!.id]))
     await insertRows(t.tx, 'post_labels', [['post_id', 'text'], ['label_id', 'text']],
       todo.flatMap((record, index) => [...new Set(record.labels.map(slugify))].flatMap((slug) => (labels.has(slug) ? [{ post_id: rows[index]!.id, label_id: labels.get(slug) }] : []))), sql`on conflict do nothing`)
@@ -133,15 +144,16 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
     // posts are recounted once (migrations 0052, 0053): imported history tells no one.
     // (The setting is local to the transaction: a batch that fails takes it with it.)
     await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'on', true)`)
-    const inserted = await insertRows(t.tx, 'votes', [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['end_user_id', 'text'], ['created_at', 'timestamptz']], rows, sql`on conflict do nothing returning post_id`)
-    const posts = [...new Set(inserted.map((row) => row.post_id!))]
+    const inserted = await insertRows(t.tx, 'votes', [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['end_user_id', 'text'], ['created_at', 'timestamptz']], rows, sql`on conflict do nothing returning post_id, end_user_id`)
     count(t.tally, 'votes', 'created', inserted.length)
     count(t.tally, 'votes', 'skipped', rows.length - inserted.length)
     if (inserted.length) {
-      await t.tx.execute(sql`select chorus_demand_recount_posts(${sql.param(posts)}::text[])`)
-      // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones).
-      await t.tx.execute(sql`update posts p set vote_count = greatest(p.vote_count, (select count(*) from votes v where v.post_id = p.id))
-        where ${anyOf(sql`p.id`, posts)}`)
+      // Demand counts verified voters only: the posts recounted are those a verified voter's new vote reached (none, for e-mail-only voters).
+      await t.tx.execute(sql`select chorus_demand_recount_posts(array(select distinct x.post_id from unnest(${sql.param(inserted.map((row) => row.post_id!))}::text[], ${sql.param(inserted.map((row) => row.end_user_id!))}::text[]) as x(post_id, end_user_id)
+        join end_users e on e.id = x.end_user_id and e.verified_at is not null))`)
+      // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones); a post whose count stays is not rewritten.
+      await t.tx.execute(sql`update posts p set vote_count = c.votes from (select post_id, count(*)::int as votes from votes where ${anyOf(sql`post_id`, [...new Set(inserted.map((row) => row.post_id!))])} group by post_id) c
+        where p.id = c.post_id and p.vote_count < c.votes`)
     }
     await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'off', true)`)
   },
