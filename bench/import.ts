@@ -123,6 +123,7 @@ try {
   const loadBefore = loadavg()[0]!
   const chorus = await chorusRun(databases.chorus.url)
   const chorusLoad = loadavg()[0]!
+  console.log(`Chorus: ${chorus.seconds.toFixed(1)} s, ${chorus.posts} posts, ${chorus.votes} votes, peak RSS growth ${chorus.peakGrowthMb.toFixed(0)} MB, load ${loadBefore.toFixed(1)}–${chorusLoad.toFixed(1)}`)
   const raw = await copyRun(databases.copy.url, 'on')
   const aside = await copyRun(databases.aside.url, 'aside')
   const rows = chorus.posts + chorus.votes

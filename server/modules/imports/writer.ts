@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.ts'
 import { renderMarkdown } from '../../lib/markdown.ts'
 import type { ImportRecord, RecordKind } from './records.ts'
 import { slugify } from '../labels/service.ts'
-import { boardKey, count, insertRows, loadStatuses, personKey, refsFor, resolveBoards, resolveLabels, resolvePeople, saveRefs, statusFor, type Target } from './resolve.ts'
+import { boardKey, count, insertPosts, insertRows, loadStatuses, personKey, refsFor, resolveBoards, resolveLabels, resolvePeople, saveRefs, statusFor, type Target } from './resolve.ts'
 
 type Of<K extends RecordKind> = Extract<ImportRecord, { kind: K }>
 export type RowProblem = (line: number, message: string) => void
@@ -36,8 +36,6 @@ async function withPosts<R extends { postRef: string; line: number }>(t: Target,
 const at = (record: { createdAt: string }) => record.createdAt
 const people = (t: Target, list: (ImportRecord & { author?: unknown })[]) => resolvePeople(t, list.flatMap((record) => ('author' in record && record.author ? [record.author] : [])))
 
-const POST_COLUMNS: [string, string][] = [['id', 'text'], ['workspace_id', 'text'], ['board_id', 'text'], ['title', 'text'], ['body', 'text'], ['status_id', 'text'],
-  ['author_end_user_id', 'text'], ['author_name', 'text'], ['vote_count', 'integer'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']]
 const COMMENT_COLUMNS: [string, string][] = [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['parent_id', 'text'], ['body', 'text'], ['internal', 'boolean'],
   ['author_end_user_id', 'text'], ['author_name', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']]
 
@@ -87,22 +85,11 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
     if (!todo.length) return
     const [boards, authors, statuses, labels] = [await resolveBoards(t, todo.map((record) => record.board)), await people(t, todo), await loadStatuses(t), await resolveLabels(t, todo.flatMap((record) => record.labels))]
     const rows = todo.map((record) => ({
-      id: newId('post'), workspace_id: t.workspaceId, board_id: boards.get(boardKey(record.board)), title: record.title, body: record.body,
+      id: newId('post'), workspace_id: t.workspaceId, board_id: boards.get(boardKey(record.board))!, title: record.title, body: record.body,
       status_id: statusFor(statuses, record.status, record.statusKind), author_end_user_id: record.author ? authors.get(personKey(record.author)!) ?? null : null,
       author_name: record.author?.name ?? null, vote_count: record.voteCount, created_at: at(record), updated_at: at(record),
     }))
-    // Each post's deferred board count stands aside (migration 0057): one count per board and status for the batch.
-    await t.tx.execute(sql`select set_config('chorus.bulk_posts', 'on', true)`)
-    await insertRows(t.tx, 'posts', POST_COLUMNS, rows)
-    await t.tx.execute(sql`select set_config('chorus.bulk_posts', 'off', true)`)
-    const perBoard = new Map<string, { board_id: string; status_id: string; posts: number }>()
-    for (const row of rows) {
-      const key = `${row.board_id}\u0000${row.status_id}`
-      const entry = perBoard.get(key) ?? perBoard.set(key, { board_id: row.board_id!, status_id: row.status_id, posts: 0 }).get(key)!
-      entry.posts++
-    }
-    await insertRows(t.tx, 'board_post_counts', [['board_id', 'text'], ['status_id', 'text'], ['posts', 'integer']], [...perBoard.values()],
-      sql`on conflict (board_id, status_id) do update set posts = board_post_counts.posts + excluded.posts`)
+    await insertPosts(t, rows)
     await saveRefs(t, 'post', todo.map((record, index) => [record.ref, rows[index]!.id]))
     await insertRows(t.tx, 'post_labels', [['post_id', 'text'], ['label_id', 'text']],
       todo.flatMap((record, index) => [...new Set(record.labels.map(slugify))].flatMap((slug) => (labels.has(slug) ? [{ post_id: rows[index]!.id, label_id: labels.get(slug) }] : []))), sql`on conflict do nothing`)
