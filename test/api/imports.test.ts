@@ -131,6 +131,14 @@ describe('CSV, one file', () => {
     const listed = await ws.owner.get(`/api/v1/workspaces/${ws.slug}/inbox?sort=top`)
     expect(listed.status).toBe(200)
     expect(listed.body.items.map((post: { title: string }) => post.title)).toEqual(['Dark mode', 'Slack integration', 'CSV export'])
+    // A board's total is its kept count (board_post_counts): the import adds a batch's posts per board and status at once (migration 0057).
+    for (const [board, total] of [['ideas', 2], ['integrations', 1]] as const) {
+      const page = await ws.owner.call('GET', `/api/v1/boards/${board}/posts`, { headers: { 'x-workspace': ws.slug } })
+      expect([board, page.status, page.body.total, page.body.items.length]).toEqual([board, 200, total, total])
+    }
+    const counted = rowsOf<{ kept: number; actual: number }>(await h.db.execute(sql`select (select sum(c.posts)::int from board_post_counts c join boards b on b.id = c.board_id where b.workspace_id = ${ws.id}) as kept,
+      (select count(*)::int from posts where workspace_id = ${ws.id}) as actual`))
+    expect(counted).toEqual([{ kept: 3, actual: 3 }])
   })
 
   test('the same file again creates nothing', async () => {

@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.ts'
 import { renderMarkdown } from '../../lib/markdown.ts'
 import type { ImportRecord, RecordKind } from './records.ts'
 import { slugify } from '../labels/service.ts'
-import { boardKey, count, insertRows, loadStatuses, personKey, refsFor, resolveBoards, resolveLabels, resolvePeople, saveRefs, statusFor, type Target } from './resolve.ts'
+import { boardKey, count, insertPosts, insertRows, loadStatuses, personKey, refsFor, resolveBoards, resolveLabels, resolvePeople, saveRefs, statusFor, type Target } from './resolve.ts'
 
 type Of<K extends RecordKind> = Extract<ImportRecord, { kind: K }>
 export type RowProblem = (line: number, message: string) => void
@@ -36,8 +36,6 @@ async function withPosts<R extends { postRef: string; line: number }>(t: Target,
 const at = (record: { createdAt: string }) => record.createdAt
 const people = (t: Target, list: (ImportRecord & { author?: unknown })[]) => resolvePeople(t, list.flatMap((record) => ('author' in record && record.author ? [record.author] : [])))
 
-const POST_COLUMNS: [string, string][] = [['id', 'text'], ['workspace_id', 'text'], ['board_id', 'text'], ['title', 'text'], ['body', 'text'], ['status_id', 'text'],
-  ['author_end_user_id', 'text'], ['author_name', 'text'], ['vote_count', 'integer'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']]
 const COMMENT_COLUMNS: [string, string][] = [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['parent_id', 'text'], ['body', 'text'], ['internal', 'boolean'],
   ['author_end_user_id', 'text'], ['author_name', 'text'], ['created_at', 'timestamptz'], ['updated_at', 'timestamptz']]
 
@@ -87,11 +85,11 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
     if (!todo.length) return
     const [boards, authors, statuses, labels] = [await resolveBoards(t, todo.map((record) => record.board)), await people(t, todo), await loadStatuses(t), await resolveLabels(t, todo.flatMap((record) => record.labels))]
     const rows = todo.map((record) => ({
-      id: newId('post'), workspace_id: t.workspaceId, board_id: boards.get(boardKey(record.board)), title: record.title, body: record.body,
+      id: newId('post'), workspace_id: t.workspaceId, board_id: boards.get(boardKey(record.board))!, title: record.title, body: record.body,
       status_id: statusFor(statuses, record.status, record.statusKind), author_end_user_id: record.author ? authors.get(personKey(record.author)!) ?? null : null,
       author_name: record.author?.name ?? null, vote_count: record.voteCount, created_at: at(record), updated_at: at(record),
     }))
-    await insertRows(t.tx, 'posts', POST_COLUMNS, rows)
+    await insertPosts(t, rows)
     await saveRefs(t, 'post', todo.map((record, index) => [record.ref, rows[index]!.id]))
     await insertRows(t.tx, 'post_labels', [['post_id', 'text'], ['label_id', 'text']],
       todo.flatMap((record, index) => [...new Set(record.labels.map(slugify))].flatMap((slug) => (labels.has(slug) ? [{ post_id: rows[index]!.id, label_id: labels.get(slug) }] : []))), sql`on conflict do nothing`)
@@ -133,15 +131,16 @@ const writers: { [K in RecordKind]: (t: Target, list: Of<K>[], problem: RowProbl
     // posts are recounted once (migrations 0052, 0053): imported history tells no one.
     // (The setting is local to the transaction: a batch that fails takes it with it.)
     await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'on', true)`)
-    const inserted = await insertRows(t.tx, 'votes', [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['end_user_id', 'text'], ['created_at', 'timestamptz']], rows, sql`on conflict do nothing returning post_id`)
-    const posts = [...new Set(inserted.map((row) => row.post_id!))]
+    const inserted = await insertRows(t.tx, 'votes', [['id', 'text'], ['workspace_id', 'text'], ['post_id', 'text'], ['end_user_id', 'text'], ['created_at', 'timestamptz']], rows, sql`on conflict do nothing returning post_id, end_user_id`)
     count(t.tally, 'votes', 'created', inserted.length)
     count(t.tally, 'votes', 'skipped', rows.length - inserted.length)
     if (inserted.length) {
-      await t.tx.execute(sql`select chorus_demand_recount_posts(${sql.param(posts)}::text[])`)
-      // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones).
-      await t.tx.execute(sql`update posts p set vote_count = greatest(p.vote_count, (select count(*) from votes v where v.post_id = p.id))
-        where ${anyOf(sql`p.id`, posts)}`)
+      // Demand counts verified voters only: the posts recounted are those a verified voter's new vote reached (none, for e-mail-only voters).
+      await t.tx.execute(sql`select chorus_demand_recount_posts(array(select distinct x.post_id from unnest(${sql.param(inserted.map((row) => row.post_id!))}::text[], ${sql.param(inserted.map((row) => row.end_user_id!))}::text[]) as x(post_id, end_user_id)
+        join end_users e on e.id = x.end_user_id and e.verified_at is not null))`)
+      // The source's own count wins when it is higher (votes it did not export, e.g. anonymous ones); a post whose count stays is not rewritten.
+      await t.tx.execute(sql`update posts p set vote_count = c.votes from (select post_id, count(*)::int as votes from votes where ${anyOf(sql`post_id`, [...new Set(inserted.map((row) => row.post_id!))])} group by post_id) c
+        where p.id = c.post_id and p.vote_count < c.votes`)
     }
     await t.tx.execute(sql`select set_config('chorus.bulk_votes', 'off', true)`)
   },
