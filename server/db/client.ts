@@ -1,7 +1,6 @@
 import type { PGlite as PGliteClass } from '@electric-sql/pglite'
 import { is, Placeholder, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js'
-import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator'
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import postgres from 'postgres'
 import { markEffectsOnCommit } from './effects.ts'
@@ -109,6 +108,8 @@ export function openDatabase(databaseUrl: string | undefined, dataDir: string, o
       const lock = postgres(databaseUrl, { max: 1, onnotice: () => {} })
       try {
         await lock`select pg_advisory_lock(${MIGRATION_LOCK})`
+        // Loaded here, not at the top: the background worker opens this client too and never migrates.
+        const { migrate: migratePostgres } = await import('drizzle-orm/postgres-js/migrator')
         await migratePostgres(db as never, { migrationsFolder })
         await dataMigrations?.(db)
       } finally {

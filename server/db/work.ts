@@ -79,6 +79,14 @@ export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 
+/**
+ * Announces work on `table` at commit for a change its trigger does not see: the trigger hears rows
+ * inserted (migration 0056), not an upsert that brought an existing row forward.
+ */
+export async function announceWork(db: Db | Tx, table: WorkQueue): Promise<void> {
+  await db.execute(sql`select pg_notify(${workChannel(table)}, '')`)
+}
+
 /** Tables whose inserts wake loops (each has a `chorus_notify_work` trigger): the one list, which the PGlite bridge listens on too. */
 export const WORK_QUEUES = ['events', 'webhook_deliveries', 'chat_deliveries', 'notification_events', 'changelog_emails', 'subscriber_updates', 'duplicate_checks', 'imports'] as const
 export type WorkQueue = (typeof WORK_QUEUES)[number]

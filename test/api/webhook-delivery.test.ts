@@ -205,6 +205,11 @@ describe('errors', () => {
     expect(row.status).toBe('failed')
     await Bun.sleep(100)
     expect(receiver.to('/once')).toHaveLength(2)
+    // Retrying the failed row updates it (no insert, so no trigger's wake-up): the retry still goes out at once, not at the loop's backstop.
+    receiver.respondWith(() => new Response('ok'))
+    expect((await api.post(`${base()}/logs/${log.id}/retry`)).status).toBe(202)
+    await receiver.waitFor('/once', 3, 3000)
+    await delivered(id)
   })
 })
 

@@ -145,6 +145,28 @@ describe('errors', () => {
   })
 })
 
+describe('empty inserts', () => {
+  test('an insert that adds no row wakes nobody (migration 0056); one that adds a row does', async () => {
+    const heard: string[] = []
+    // `*` is what a listener hears once when it (re)connects ("anything may be due"), not a table's trigger.
+    const unlisten = await h.database.listenForWork(['webhook_deliveries', 'chat_deliveries', 'duplicate_checks'], (table) => table !== '*' && heard.push(table))
+    try {
+      await h.db.execute(sql`insert into webhook_deliveries select * from webhook_deliveries where false`)
+      await h.db.execute(sql`insert into chat_deliveries select * from chat_deliveries where false`)
+      await h.db.execute(sql`insert into duplicate_checks select * from duplicate_checks where false`)
+      await Bun.sleep(300)
+      expect(heard).toEqual([])
+      // The same listener hears a real insert: the silence above is the trigger's, not a deaf listener's.
+      await hook('/wake')
+      await newPost('Wakes the delivery loop')
+      await receiver.waitFor('/wake', 1, 5000)
+      await eventually(() => heard.includes('webhook_deliveries'), 5000, 'the webhook_deliveries wake-up')
+    } finally {
+      await unlisten()
+    }
+  })
+})
+
 describe('security', () => {
   test('a notification sent on this database by anyone else only wakes the loops; they find nothing to do and deliver nothing', async () => {
     const spoof = await hook('/spoof')

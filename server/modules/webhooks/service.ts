@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client.ts'
 import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { announceWork } from '../../db/work.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
 import { OutboundRefused, type Outbound } from '../../lib/outbound.ts'
@@ -122,6 +123,8 @@ export async function retryLog(db: Db, workspaceId: string, logId: string) {
         updatedAt: sql`now()`,
       },
     })
+  // A row still there (waiting for a retry, or failed) was updated, not inserted: its trigger stays silent.
+  await announceWork(db, 'webhook_deliveries')
   return { status: 'queued' as const, log_id: found.log.id, webhook_id: found.webhook.id, event_id: event.id }
 }
 
