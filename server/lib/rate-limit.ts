@@ -12,14 +12,20 @@ export interface RateLimitResult {
   resetSeconds: number
   /** PostgreSQL only: the count of credential changes (`cache_changes`, migration 0043), read in the same statement. */
   changes?: number
+  /**
+   * PostgreSQL only, when the hit was served from a lease and the caller offered to read the count itself
+   * (`deferChanges`): no statement ran, `changes` is absent, and the caller's own statement reads `CREDENTIAL_CHANGES`.
+   */
+  changesDeferred?: true
 }
 
 export interface RateLimiter {
   /**
    * Counts one hit against `key` in a fixed window of `windowSeconds`. `leased`: the PostgreSQL counter may
    * hand this process a share of the budget at once (`postgresRateLimiter`); the other stores ignore it.
+   * `deferChanges`: a hit served from such a lease reads no change count (`changesDeferred`).
    */
-  hit(key: string, limit: number, windowSeconds: number, leased?: boolean): Promise<RateLimitResult>
+  hit(key: string, limit: number, windowSeconds: number, leased?: boolean, deferChanges?: boolean): Promise<RateLimitResult>
   close(): void
 }
 
@@ -120,7 +126,7 @@ export function postgresRateLimiter(db: Db): RateLimiter {
     return row!
   }
   return {
-    async hit(key, limit, windowSeconds, leased = false) {
+    async hit(key, limit, windowSeconds, leased = false, deferChanges = false) {
       const now = Date.now()
       const window = Math.floor(now / (windowSeconds * 1000))
       const counter = counterKey(key, windowSeconds)
@@ -132,6 +138,7 @@ export function postgresRateLimiter(db: Db): RateLimiter {
       if (lease && lease.window === window && lease.left > 0) {
         lease.left--
         lease.count++
+        if (deferChanges) return { ...result(lease.count, limit, windowSeconds, now), changesDeferred: true }
         const [row] = await readChanges(db).execute()
         return { ...result(lease.count, limit, windowSeconds, now), changes: row!.changes }
       }

@@ -19,6 +19,12 @@ export interface WorkspaceAccess {
   role?: Role
   /** Set false on routes that must work on a lapsed subscription (e.g. deleting the workspace). */
   gate?: boolean
+  /**
+   * A read whose one statement also reads the credential change count (`CREDENTIAL_CHANGES`) and is run
+   * through `confirmedRead`: a keyed request served from a rate-limit lease then makes no statement of its
+   * own for the count (one round trip fewer), and the answer is only sent if no credential changed.
+   */
+  changesInStatement?: boolean
 }
 
 type Security = Record<string, string[]>[]
@@ -46,6 +52,39 @@ export type WorkspaceContext = {
   /** The member behind a dashboard session; null for API keys. */
   member: Member | null
   replay: Replay | null
+  /** With `changesInStatement`, when the change count is still to be compared (`confirmedRead`); null otherwise. */
+  pendingCheck: PendingCheck | null
+}
+
+type CallerContext = Pick<WorkspaceContext, 'caller' | 'workspace' | 'member'>
+
+/** A cached key acting before anyone compared the change count it was read at with the database's. */
+interface PendingCheck {
+  /** The count the cached key was read at. */
+  changes: number
+  /** The key read again from the database, checked again for this route (401/403/404 as on any request). */
+  refresh(): Promise<CallerContext>
+}
+
+/**
+ * Runs a `changesInStatement` route's read, whose statement returns the credential change count beside
+ * its answer. If the count moved since the cached key was read (a credential changed, its notification
+ * perhaps not here yet), the key is read again and checked before the read runs again with what it may
+ * now see; a revoked key gets its 401 from the very next request on every process, as with the separate read.
+ * A read that fails (a 404) is checked the same way first: a revoked key learns nothing about what exists.
+ */
+export async function confirmedRead<T>(context: WorkspaceContext, read: (context: CallerContext) => Promise<{ value: T; changes: number | null }>): Promise<T> {
+  const check = context.pendingCheck
+  if (!check) return (await read(context)).value
+  let first: { value: T; changes: number | null }
+  try {
+    first = await read(context)
+  } catch (error) {
+    await check.refresh()
+    throw error
+  }
+  if (first.changes === check.changes) return first.value
+  return (await read(await check.refresh())).value
 }
 
 /** What `{ endUser: true }` adds: the writer on a public route, a widget-session end user or an anonymous visitor. */
@@ -154,7 +193,15 @@ const claims = new WeakMap<Request, IdempotencyClaim>()
 const replays = new WeakSet<Request>()
 
 /** A bearer credential resolved to its caller and workspace, before any route's needs are checked. */
-export interface BearerResolved { caller: ScopedCaller; workspace: Workspace }
+export interface BearerResolved {
+  caller: ScopedCaller
+  workspace: Workspace
+  /** With `deferChanges`, a cached key's change count when no statement compared it yet (`confirmedRead`). */
+  pendingChanges?: number
+}
+
+const keyResolved = ({ key, workspace }: { key: { id: string; name: string; scopes: string[] }; workspace: Workspace }): BearerResolved =>
+  ({ caller: { kind: 'api_key', keyId: key.id, name: key.name, scopes: key.scopes, workspaceId: workspace.id }, workspace })
 
 /**
  * The one path from a bearer credential (`Authorization: Bearer` or `X-API-Key`) to a caller: an API
@@ -167,21 +214,26 @@ export const bearerAccess = perApp((ctx: AppContext) => {
     /**
      * Throws 401 for an unknown, malformed or revoked credential (and for an access token bound to
      * another resource than `resource`); counts the request against the credential's rate limit.
+     * `deferChanges`: the caller compares the change count in its own statement (`pendingChanges`).
      */
-    async authenticate(value: string, headers: Record<string, string | number>, resource: 'api' | 'mcp' = 'api'): Promise<BearerResolved> {
+    async authenticate(value: string, headers: Record<string, string | number>, resource: 'api' | 'mcp' = 'api', deferChanges = false): Promise<BearerResolved> {
       if (value.startsWith(OAUTH_ACCESS_PREFIX)) {
         const resolved = await resolve.oauthToken(value, resource)
         await enforceRateLimit(ctx, headers, `oauth:${resolved.caller.familyId}`, ctx.config.rateLimitPerKey)
         return resolved
       }
       let row = await resolve.apiKey(value)
-      const limited = await enforceRateLimit(ctx, headers, `key:${row.key.id}`, ctx.config.rateLimitPerKey, 60, true)
+      const limited = await enforceRateLimit(ctx, headers, `key:${row.key.id}`, ctx.config.rateLimitPerKey, 60, true, deferChanges)
+      if (limited.changesDeferred) return { ...keyResolved(row), pendingChanges: row.changes }
       // The key may come from this process's cache: if a credential changed since it was read (the count the
       // rate-limit statement returns moved), it is read again before it acts, whether or not the change's
       // notification has arrived yet. So a revocation is refused by the very next request on every process.
       if (limited.changes !== undefined && limited.changes !== row.changes) row = await resolve.apiKey(value, true)
-      const { key, workspace } = row
-      return { caller: { kind: 'api_key', keyId: key.id, name: key.name, scopes: key.scopes, workspaceId: workspace.id }, workspace }
+      return keyResolved(row)
+    },
+    /** A key read again from the database (its cached row is replaced), after a statement saw a newer change count. */
+    async reread(value: string): Promise<BearerResolved> {
+      return keyResolved(await resolve.apiKey(value, true))
     },
     /** What one operation needs: a scope (none: dashboard-only), the workspace named in the path, an active subscription for writes. */
     authorize({ caller, workspace }: BearerResolved, access: WorkspaceAccess, slug: string | undefined, write: boolean) {
@@ -220,9 +272,14 @@ export const authPlugin = perApp((ctx: AppContext) => {
    * subscription gate and a per-credential rate limit, and neither reaches dashboard-only routes.
    */
   async function keyCaller(value: string, access: WorkspaceAccess, slug: string | undefined, write: boolean, headers: Record<string, string | number>): Promise<Omit<WorkspaceContext, 'replay'>> {
-    const resolved = await bearer.authenticate(value, headers)
+    const { pendingChanges, ...resolved } = await bearer.authenticate(value, headers, 'api', access.changesInStatement === true && !write)
     bearer.authorize(resolved, access, slug, write)
-    return { ...resolved, member: null }
+    const refresh = async () => {
+      const fresh = await bearer.reread(value)
+      bearer.authorize(fresh, access, slug, write)
+      return { ...fresh, member: null }
+    }
+    return { ...resolved, member: null, pendingCheck: pendingChanges === undefined ? null : { changes: pendingChanges, refresh } }
   }
 
   async function sessionCaller(accessToken: string | undefined, access: WorkspaceAccess, slug: string | null, write: boolean): Promise<Omit<WorkspaceContext, 'replay'>> {
@@ -236,7 +293,7 @@ export const authPlugin = perApp((ctx: AppContext) => {
     if (write && access.gate !== false && dashboardAccess(row.workspace, new Date(), ctx.config.billing) !== 'full') {
       throw new ApiError('SUBSCRIPTION_INACTIVE', 'The subscription has lapsed: the dashboard is read-only until it is renewed')
     }
-    return { caller: session, workspace: row.workspace, member: row.member }
+    return { caller: session, workspace: row.workspace, member: row.member, pendingCheck: null }
   }
 
   /** Claims a POST's Idempotency-Key for `scope` (workspace and credential); a replay is answered in beforeHandle. */

@@ -300,6 +300,34 @@ describe('security', () => {
     await admin.end()
   }, 60_000)
 
+  test('the keyed post and list read the change count in their own statement: a change not announced yet is caught there (another key changed: 200; this key revoked: 401, also for a missing post)', async () => {
+    const b = await startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)
+    const key = await ws.key(['posts:read'], 'unannounced')
+    const onB = clientOf(b.port, { authorization: `Bearer ${key}` })
+    const writer = h.client({ authorization: `Bearer ${await ws.key(['posts:write'], 'writer')}` })
+    const post = (await writer.post('/api/v1/boards/ideas/posts', { title: 'Counted in the statement' })).body
+    // The first request claims a lease on the key's budget; the next ones are served from it and B's key cache.
+    for (let i = 0; i < 3; i++) expect((await onB.get(`/api/v1/posts/${post.id}`)).status).toBe(200)
+    const admin = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+    // Changes with the notifying triggers off: only the count moves, as between a commit and its notification's arrival.
+    const unannounced = (change: string) => admin.begin(async (tx) => {
+      await tx`set local session_replication_role = replica`
+      await tx.unsafe(change)
+      await tx`update cache_changes set n = n + 1 where id = 1`
+    })
+    await unannounced(`update api_keys set name = 'another key renamed' where id = 'none'`)
+    const still = await onB.get(`/api/v1/posts/${post.id}`)
+    expect(still.status).toBe(200)
+    expect(still.body.title).toBe('Counted in the statement')
+    expect((await onB.get('/api/v1/boards/ideas/posts')).body.items.some((item: { id: string }) => item.id === post.id)).toBe(true)
+    await unannounced(`update api_keys set revoked_at = now() where name = 'unannounced'`)
+    for (const path of [`/api/v1/posts/${post.id}`, '/api/v1/posts/post_missing', '/api/v1/boards/ideas/posts', '/api/v1/boards/missing/posts']) {
+      const refused = await onB.get(path)
+      expect(`${path}: ${refused.status} ${refused.body.code}`).toBe(`${path}: 401 INVALID_API_KEY`)
+    }
+    await admin.end()
+  }, 60_000)
+
   test('the public cache: a post written through one process is in the other\'s next cached read within 100 ms; with its listening connection killed, a process serves no public page from memory', async () => {
     const [a, b] = await Promise.all([1, 2].map(() => startServerProcess({ DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET, BASE_URL: BASE }, children)))
     const key = await ws.key(['posts:write'], 'public cache')

@@ -26,9 +26,10 @@ afterAll(() => h.close())
 /**
  * The statements a keyed GET sends for the route itself. Apart: the key's look-up (answered from the
  * per-process cache when the process hears changes: PGlite always, an in-process app on PostgreSQL never,
- * since it holds no LISTEN connection) and the rate-limit statement: on PostgreSQL exactly one per request,
+ * since it holds no LISTEN connection) and the rate-limit statement: on PostgreSQL at most one per request,
  * the counter's upsert or, while the process holds a lease on the key's budget, the read of the
- * credential change count (server/lib/rate-limit.ts); none on PGlite (counted in memory). One claim in
+ * credential change count (server/lib/rate-limit.ts), which the posts' list and post read in their own
+ * statement instead (`changesInStatement`); none on PGlite (counted in memory). One claim in
  * a thousand also purges expired counters, which is not the route's.
  */
 const isKeyLookup = (statement: string) => statement.includes('"api_keys"."key_hash"')
@@ -40,7 +41,8 @@ async function countQueries(path: string) {
   h.queries.length = 0
   const res = await h.client({ authorization: `Bearer ${key}` }).get(path)
   expect(res.status).toBe(200)
-  expect(h.queries.filter(isRateLimit)).toHaveLength(h.database.driver === 'postgres' ? 1 : 0)
+  // The posts' list and post read the change count in their own statement while a lease serves the hit (none then).
+  expect(h.queries.filter(isRateLimit).length).toBeLessThanOrEqual(h.database.driver === 'postgres' ? 1 : 0)
   expect(h.queries.filter(isKeyLookup)).toHaveLength(h.database.driver === 'postgres' ? 1 : 0)
   return h.queries.filter((statement) => !isRateLimit(statement) && !isKeyLookup(statement) && !isLastUse(statement) && !statement.startsWith('delete from "rate_limit_counters"')).length
 }

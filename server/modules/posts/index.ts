@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
-import { authPlugin } from '../../plugins/auth.ts'
+import { authPlugin, confirmedRead } from '../../plugins/auth.ts'
 import { readPage } from '../../lib/paging.ts'
 import { forbidden } from '../../errors.ts'
 import { canSeeRevenue, revenueView } from '../companies/demand.ts'
@@ -16,17 +16,20 @@ const DEMAND = ' Team reads carry `demand` (verified votes only, docs/demand.md)
 export const postsModule = (ctx: AppContext) =>
   new Elysia()
     .use(authPlugin(ctx))
-    .get('/boards/:board_slug/posts', async ({ workspace, caller, member, params, query }) => {
+    .get('/boards/:board_slug/posts', async (context) => {
+      const { params, query } = context
       const { min_mrr: minMrr, ...filters } = query
-      const revenue = canSeeRevenue(workspace, caller, member)
-      // An order or a threshold by revenue would disclose it as surely as the figures.
-      if (!revenue && (query.sort === 'mrr' || minMrr !== undefined)) throw forbidden('Revenue is hidden from you in this workspace: sort=mrr and min_mrr need it')
       // The body as PostgreSQL writes it, revenue hidden there for a caller who may not see it.
-      return jsonText(await listPostsJson(ctx.db, { workspace, board: params.board_slug }, { ...filters, minMrr, verified: verifiedFilter(query.verified) }, readPage(query), revenue))
+      return jsonText(await confirmedRead(context, ({ workspace, caller, member }) => {
+        const revenue = canSeeRevenue(workspace, caller, member)
+        // An order or a threshold by revenue would disclose it as surely as the figures.
+        if (!revenue && (query.sort === 'mrr' || minMrr !== undefined)) throw forbidden('Revenue is hidden from you in this workspace: sort=mrr and min_mrr need it')
+        return listPostsJson(ctx.db, { workspace, board: params.board_slug }, { ...filters, minMrr, verified: verifiedFilter(query.verified) }, readPage(query), revenue)
+      }))
     }, {
       params: BoardPostsParams,
       query: TeamPostListQuery,
-      workspace: { scope: 'posts:read' },
+      workspace: { scope: 'posts:read', changesInStatement: true },
       response: { 200: PostListResponse },
       detail: { operationId: 'listPosts', tags, summary: "A board's posts, paged", description: 'Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). Demand: `sort=mrr|companies|score`, `company` (external or `co_` id), `min_mrr`; a caller who may not read revenue gets 403 FORBIDDEN for `sort=mrr` and `min_mrr`.${DEMAND} `total` is exact without `label`, `q`, `verified`, `company` and `min_mrr`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).' },
     })
@@ -41,9 +44,10 @@ export const postsModule = (ctx: AppContext) =>
       response: { 201: PostResponse },
       detail: { operationId: 'createPost', tags, summary: 'Create a post', description: 'With `email` or `end_user_id` the post is made on behalf of that end user (an unknown e-mail creates one); otherwise a key authors it under its name and a session under the member. Raises `post.created`.' },
     })
-    .get('/posts/:post_id', async ({ workspace, caller, member, params }) => jsonText(await getPostJson(ctx.db, workspace.id, params.post_id, canSeeRevenue(workspace, caller, member))), {
+    .get('/posts/:post_id', async (context) => jsonText(await confirmedRead(context, ({ workspace, caller, member }) =>
+      getPostJson(ctx.db, workspace.id, context.params.post_id, canSeeRevenue(workspace, caller, member)))), {
       params: PostIdParams,
-      workspace: { scope: 'posts:read' },
+      workspace: { scope: 'posts:read', changesInStatement: true },
       response: { 200: PostResponse },
       detail: { operationId: 'getPost', tags, summary: 'A post (merged posts show `merged_into`)', description: `With an API key (\`posts:read\`) or a dashboard session. A post merged into another is still returned, with \`merged_into\` set. A post of another workspace is 404 NOT_FOUND.${DEMAND}` },
     })

@@ -10,6 +10,7 @@ import { authorEndUser, authorKey, authorSelection, authorUser, authorVerified, 
 import { findBoard, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 import type { Language } from '../../lib/language.ts'
+import { CREDENTIAL_CHANGES } from '../../lib/rate-limit.ts'
 
 // What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
 // caller's) or the stored author name (the author comes from the joined rows); its times as it writes them.
@@ -106,7 +107,7 @@ const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPos
 
 const byId = and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))
 const postLookup = compiled('get_post', (db) => selectPosts(db).where(byId))
-const postJsonLookup = compiled('get_post_json', (db) => selectPostsJson(db, { json: sql<string>`${postJson}::text` }).where(byId))
+const postJsonLookup = compiled('get_post_json', (db) => selectPostsJson(db, { json: sql<string>`${postJson}::text`, changes: CREDENTIAL_CHANGES }).where(byId))
 // A held post (docs/moderation.md) does not exist for the public until it is approved.
 const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false), isNull(posts.moderation))))
 
@@ -137,11 +138,14 @@ export async function getPost(db: Db | Tx, workspaceId: string, postId: string, 
   return toPostResponse(rows[0], options.publicView ?? false)
 }
 
-/** GET /posts/:id's body as PostgreSQL writes it (`postJson`): one statement; 404 when the workspace has no such post. */
+/**
+ * GET /posts/:id's body as PostgreSQL writes it (`postJson`) and the credential change count (for
+ * `confirmedRead`), in one statement; 404 when the workspace has no such post.
+ */
 export async function getPostJson(db: Db | Tx, workspaceId: string, postId: string, showMrr: boolean) {
   const [row] = await postJsonLookup(db).execute({ id: postId, workspaceId, showMrr })
   if (!row) throw notFound('Post')
-  return row.json as string
+  return { value: row.json as string, changes: row.changes as number | null }
 }
 
 /** Which board a list reads: by slug in a workspace given by id (API) or by slug (public routes, public boards only). */
@@ -254,6 +258,8 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
     json: selectPostsJson(db, {
       items: sql<string>`coalesce(json_agg(${postJson} order by page.n), '[]')::text`,
       total: sql<number | null>`max(${bounded ? sql`page.total` : total})`,
+      // One row whatever the page holds (an aggregate), so the count is read even for an empty page.
+      changes: CREDENTIAL_CHANGES,
     }).innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`),
   }
 }
@@ -289,7 +295,8 @@ export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters
 
 /**
  * The team's list body (listPosts with publicView false, then revenueView) as JSON text: the page's
- * posts written by PostgreSQL (`postJson`) in the same one statement, the envelope around them here.
+ * posts written by PostgreSQL (`postJson`) in the same one statement, the envelope around them here;
+ * with the credential change count that statement read (for `confirmedRead`).
  */
 export async function listPostsJson(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, showMrr: boolean, loc = 'query') {
   const [row] = await listStatementsOf(ref, filters).json(db).execute({ ...listValues(ref, filters, page), showMrr })
@@ -297,7 +304,7 @@ export async function listPostsJson(db: Db | Tx, ref: BoardRef, filters: PostFil
   const total = found ? Number(row.total) : await emptyPageTotal(db, ref, filters, page, loc)
   // The envelope's other fields after the items, as envelope() orders them.
   const rest = JSON.stringify(envelope([], page, total)).slice('{"items":[]'.length)
-  return `{"items":${found ? row.items : '[]'}${rest}`
+  return { value: `{"items":${found ? row.items : '[]'}${rest}`, changes: (row?.changes ?? null) as number | null }
 }
 
 const listValues = (ref: BoardRef, filters: PostFilters, page: Page) => ({
