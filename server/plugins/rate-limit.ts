@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.ts'
+import type { SessionUser } from './credentials.ts'
 import { ApiError } from '../errors.ts'
 
 type Headers = Record<string, string | number>
@@ -21,4 +22,25 @@ export async function enforceRateLimit(ctx: AppContext, headers: Headers, key: s
     })
   }
   return result
+}
+
+/**
+ * One counter of `{ rateLimit: [...] }`: `name` and the value `by` picks from the request (the client
+ * IP, a field of the validated body, the signed-in user) make the key; `limit` defaults to RATE_LIMIT_PER_IP a minute.
+ */
+export interface RateRule {
+  name: string
+  by(request: { clientIp: string; body: any; user?: SessionUser }): string
+  limit?: number
+  windowSeconds?: number
+}
+
+/**
+ * Counts one request against each rule. The `rateLimit` macro calls it for API routes; a server-rendered
+ * form that does the same thing (the built-in sign-in page) calls it with the same rules, so both share one budget.
+ */
+export async function enforceRateRules(ctx: AppContext, headers: Record<string, string | number>, rules: RateRule[], request: Parameters<RateRule['by']>[0]) {
+  for (const rule of rules) {
+    await enforceRateLimit(ctx, headers, `${rule.name}:${rule.by(request)}`, rule.limit ?? ctx.config.rateLimitPerIp, rule.windowSeconds)
+  }
 }

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
-import { authPlugin, type RateRule } from '../../plugins/auth.ts'
+import { authPlugin } from '../../plugins/auth.ts'
+import type { RateRule } from '../../plugins/rate-limit.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { readPage } from '../../lib/paging.ts'
 import { languageOfTag, writerLanguage } from '../../lib/language.ts'

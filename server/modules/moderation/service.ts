@@ -7,7 +7,7 @@ import { recordEvent } from '../../events/outbox.ts'
 import { newId } from '../../lib/ids.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 import { hmacSha256Base64, type Secrets } from '../../lib/secrets.ts'
-import type { EndUserContext } from '../../plugins/auth.ts'
+import type { EndUserContext } from '../../plugins/end-user-writer.ts'
 import { findPosts, getPost } from '../posts/queries.ts'
 import { BURST_WINDOW_MINUTES, normaliseText, REPEAT_WINDOW_HOURS, scoreWrite, HOLD_AT } from './rules.ts'
 

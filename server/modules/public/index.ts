@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
-import { authPlugin, type RateRule } from '../../plugins/auth.ts'
+import { authPlugin } from '../../plugins/auth.ts'
+import type { RateRule } from '../../plugins/rate-limit.ts'
 import { sessionViewer } from '../../identity/end-users.ts'
 import { PagingQuery } from '../../lib/paging-schema.ts'
 import type { AppContext } from '../../context.ts'

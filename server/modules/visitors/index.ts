@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context.ts'
-import { authPlugin, type RateRule } from '../../plugins/auth.ts'
+import { authPlugin } from '../../plugins/auth.ts'
+import type { RateRule } from '../../plugins/rate-limit.ts'
 import { htmlResponse, simplePage } from '../oauth/page.ts'
 import { VisitorClaim, VisitorClaimConfirmed, VisitorClaimParams, VisitorClaimPending, VisitorClaimRequest, VisitorConfirmQuery } from './model.ts'
 import { confirmVisitor, pollClaim, startClaim } from './service.ts'

@@ -8,7 +8,7 @@ import { recordEvent } from '../../events/outbox.ts'
 import { isUnverifiedEndUser, resolveActor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findPost } from '../feedback/lookups.ts'
 import { envelope, totalOf, type Page } from '../../lib/paging.ts'
-import type { VoteRemoval } from '../../plugins/auth.ts'
+import type { VoteRemoval } from '../../plugins/end-user-writer.ts'
 
 const param = sql.placeholder
 const deleteMemberVote = compiled('delete_member_vote', (db) => db.delete(votes).where(and(eq(votes.postId, param('postId')), eq(votes.userId, param('voterId')))).returning())
