@@ -9,6 +9,8 @@ import { configureHs256, customerToken, identify, nextIp } from '../helpers/end-
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.ts'
+import { eventually } from '../helpers/receiver.ts'
+import { newId } from '../../server/lib/ids.ts'
 
 const WINDOW_S = 2
 let smtp: Awaited<ReturnType<typeof startSmtp>>
@@ -272,5 +274,24 @@ describe('errors and security', () => {
     expect(bad.status).toBe(422)
     expect((await api.patch(`/api/v1/posts/${ids.post}`, { status: 'Planned', status_message: 'x'.repeat(5001) })).status).toBe(422)
     expect((await api.patch(`/api/v1/posts/${ids.post}`, { status_message: 7 })).status).toBe(422)
+  })
+})
+
+describe('event order', () => {
+  test("an author's row says 'author' even when the first vote's event is dispatched before post.created", async () => {
+    // A create writes post.created and the author's vote.created in one transaction; their ids may fall in
+    // the same millisecond in either order. Here the vote's sorts first on purpose.
+    const post = (await api.post('/api/v1/boards/ideas/posts', { title: 'Order of events' })).body
+    expect((await anonymous().post(`${base}/${ws.slug}/posts/${post.id}/votes`, { email: address('eve') })).status).toBe(200)
+    const subscription = async () => (await h.db.select().from(postSubscriptions).where(eq(postSubscriptions.postId, post.id)))[0]
+    const { endUserId } = await eventually(subscription, 5000, 'the voter subscribed')
+    await h.db.delete(postSubscriptions).where(eq(postSubscriptions.postId, post.id))
+    const stem = newId('event').slice(0, 'evt_'.length + 9)
+    await h.db.insert(events).values([
+      { id: `${stem}${'0'.repeat(16)}`, workspaceId: ws.id, type: 'vote.created', data: { vote: { id: 'vote_x', post_id: post.id, voter: { type: 'end_user', id: endUserId } }, votes: 1 } },
+      { id: `${stem}${'z'.repeat(16)}`, workspaceId: ws.id, type: 'post.created', data: { post: { ...post, author: { type: 'end_user', id: endUserId, name: null, email: null } } } },
+    ])
+    await eventually(async () => (await subscription())?.reason === 'author', 5000, "the row to say 'author'")
+    expect((await h.db.select().from(postSubscriptions).where(eq(postSubscriptions.postId, post.id))).map((row) => [row.endUserId, row.reason])).toEqual([[endUserId, 'author']])
   })
 })

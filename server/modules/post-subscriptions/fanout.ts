@@ -18,7 +18,10 @@ function subscribe(tx: Tx, event: OutboxEvent, postId: string, endUserId: string
     select ${postId}, ${endUserId}, ${event.workspaceId}, ${reason}
     -- Either may be gone by the time the event is dispatched; a foreign-key error would fail the whole batch.
     where exists (select 1 from posts where id = ${postId}) and exists (select 1 from end_users where id = ${endUserId})
-    on conflict do nothing`)
+    -- An author is also the post's first voter, and the two events of one create may carry ids of the same
+    -- millisecond in either order: whichever comes first, the author's row says 'author'.
+    on conflict (post_id, end_user_id) do update set reason = 'author'
+      where excluded.reason = 'author' and post_subscriptions.reason = 'voter'`)
 }
 
 /**
