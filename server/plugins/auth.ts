@@ -184,12 +184,13 @@ export const authPlugin = perApp((ctx: AppContext) => {
   async function keyCaller(value: string, access: WorkspaceAccess, slug: string | undefined, write: boolean, headers: Record<string, string | number>): Promise<Omit<WorkspaceContext, 'replay'>> {
     const { pendingChanges, ...resolved } = await bearer.authenticate(value, headers, 'api', access.changesInStatement === true && !write)
     bearer.authorize(resolved, access, slug, write)
+    if (pendingChanges === undefined) return { ...resolved, member: null, pendingCheck: null }
     const refresh = async () => {
       const fresh = await bearer.reread(value)
       bearer.authorize(fresh, access, slug, write)
       return { ...fresh, member: null }
     }
-    return { ...resolved, member: null, pendingCheck: pendingChanges === undefined ? null : { changes: pendingChanges, refresh } }
+    return { ...resolved, member: null, pendingCheck: { changes: pendingChanges, refresh } }
   }
 
   async function sessionCaller(accessToken: string | undefined, access: WorkspaceAccess, slug: string | null, write: boolean): Promise<Omit<WorkspaceContext, 'replay'>> {
