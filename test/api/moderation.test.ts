@@ -117,6 +117,29 @@ describe('held posts', () => {
     expect((await h.db.select().from(posts).where(eq(posts.id, foreign)))[0]!.moderation).toBe('held')
   })
 
+  test("a check older than a day is pruned when the queue is read, unless its post is still held; another workspace's are not touched", async () => {
+    await setMode('anonymous')
+    await setMode('anonymous', other)
+    const stillHeld = (await anonPost({ title: 'Held for two days', email: 'old@customer.example' })).body.id as string
+    const approved = (await anonPost({ title: 'Approved long ago', email: 'old@customer.example' })).body.id as string
+    expect((await api.post(`${mod()}/${approved}/approve`)).status).toBe(200)
+    const fresh = (await anonPost({ title: 'Approved today', email: 'new@customer.example' })).body.id as string
+    expect((await api.post(`${mod()}/${fresh}/approve`)).status).toBe(200)
+    const elsewhere = (await anonPost({ title: 'Approved long ago elsewhere', email: 'old@customer.example' }, nextIp(), other.slug)).body.id as string
+    expect((await other.owner.post(`${mod(other.slug)}/${elsewhere}/approve`)).status).toBe(200)
+    const aged = [stillHeld, approved, elsewhere]
+    await h.db.update(moderationChecks).set({ createdAt: new Date(Date.now() - 25 * 3600_000) }).where(inArray(moderationChecks.postId, aged))
+    const checked = async () => (await h.db.select({ postId: moderationChecks.postId }).from(moderationChecks).where(inArray(moderationChecks.postId, [...aged, fresh]))).map((row) => row.postId).sort()
+
+    const queue = await api.get(mod())
+    expect(queue.status).toBe(200)
+    expect(queue.body.items.find((item: { post: { id: string } }) => item.post.id === stillHeld)).toMatchObject({ reasons: expect.arrayContaining(['settings.moderation: anonymous']) })
+    expect(await checked()).toEqual([stillHeld, fresh, elsewhere].sort())
+    // The other workspace's stale check goes when its own queue is read.
+    expect((await other.owner.get(mod(other.slug))).status).toBe(200)
+    expect(await checked()).toEqual([stillHeld, fresh].sort())
+  })
+
   test('identified (JWT) end users, members and keys are never held, even in `anonymous` mode', async () => {
     await setMode('anonymous')
     const session = await verifiedSession('cust-trusted')

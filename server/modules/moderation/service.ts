@@ -80,10 +80,28 @@ export async function assessWrite(db: Db, secrets: Pick<Secrets, 'deriveKey'>, w
   const { score, reasons } = scoreWrite({ text, email, domain, recentByIp: counts!.ip, recentByEmail: counts!.email, recentByDomain: counts!.domain, sameTextRecent: counts!.text })
   const held = mode === 'anonymous' || score >= HOLD_AT
   if (mode === 'anonymous') reasons.push('settings.moderation: anonymous')
+  if (Math.random() * PRUNE_ONE_IN < 1) void pruneChecks(db).catch(() => {})
   return {
     held,
     record: (tx, postId) => tx.insert(moderationChecks).values({ id: newId('moderationCheck'), workspaceId, postId, ipHash, emailHash, domainHash, textHash, score, reasons }),
   }
+}
+
+/** About one scored write in this many also prunes every workspace's checks (as the rate-limit counters are). */
+const PRUNE_ONE_IN = 200
+
+/**
+ * A check's hashes serve the burst and repeat windows only, so a check older than the longest window is
+ * deleted unless its post is still held (the queue shows its reasons). Pruned on the held queue's read
+ * (that workspace) and now and then on a scored write (every workspace), so no writer's hashed address or
+ * network outlives the day it counted for, whether or not the team opens the queue.
+ */
+export async function pruneChecks(db: Db, workspaceId?: string) {
+  await db.delete(moderationChecks).where(and(
+    workspaceId ? eq(moderationChecks.workspaceId, workspaceId) : undefined,
+    sql`${moderationChecks.createdAt} < now() - make_interval(hours => ${REPEAT_WINDOW_HOURS})`,
+    sql`not exists (select 1 from ${posts} where ${posts.id} = ${moderationChecks.postId} and ${posts.moderation} is not null)`,
+  ))
 }
 
 /** The score and reasons behind each held post of a page, keyed by post id. */
@@ -97,9 +115,11 @@ async function checksOf(db: Db, postIds: string[]) {
 /** Held posts, newest first, each with the score and reasons that held it. */
 export async function listHeld(db: Db, workspaceId: string, page: Page) {
   const where = and(eq(posts.workspaceId, workspaceId), isNotNull(posts.moderation))
+  // The prune never deletes a held post's check, so it runs beside the page's reads.
   const [items, [count]] = await Promise.all([
     findPosts(db, where, [desc(posts.createdAt)], page.perPage, false, page.offset),
     db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(posts).where(where),
+    pruneChecks(db, workspaceId),
   ])
   const checks = await checksOf(db, items.map((post) => post.id))
   return envelope(items.map((post) => ({ post, score: checks.get(post.id)?.score ?? null, reasons: checks.get(post.id)?.reasons ?? [] })), page, count!.n)
