@@ -14,7 +14,7 @@ import { CREDENTIAL_CHANGES } from '../../lib/rate-limit.ts'
 
 // What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
 // caller's) or the stored author name (the author comes from the joined rows); its times as it writes them.
-const { search: _search, trending: _trending, labelIds: _labelIds, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
+const { search: _search, trending: _trending, labelIds: _labelIds, listHead: _listHead, listTail: _listTail, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
 const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt), updatedAt: isoTimestamp(posts.updatedAt) }
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
@@ -62,6 +62,12 @@ const postJson = sql`json_build_object(
     -- Math.round(weighted * 1e6) / 1e6, as the process rounds it.
     'weighted', floor(${posts.demandWeighted} * 1000000::float8 + 0.5) / 1000000::float8),
   'score', ${posts.score}, 'factors', ${posts.factors}, 'moderation', ${posts.moderation})`
+
+/**
+ * One post of the team's list as postJson writes it (same fields, order and values; compact JSON), from the list's
+ * read model (migration 0060): the item kept rendered on the row, the MRR figure put in as the caller may see it.
+ */
+const listItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end || ${posts.listTail}`
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
@@ -255,12 +261,13 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
       .orderBy(sql`page.n`),
     total: db.select({ n: sql<number>`${total}`.mapWith(Number) }).from(sql`(select 1) as one`),
     // The page as the team's list body writes it (`postJson`), in the page's order; no row and a null total when the page is empty.
-    json: selectPostsJson(db, {
-      items: sql<string>`coalesce(json_agg(${postJson} order by page.n), '[]')::text`,
+    // From the list's read model (listItemJson): the page's rows of posts, no join.
+    json: db.select({
+      items: sql<string>`'[' || coalesce(string_agg(${listItemJson}, ',' order by page.n), '') || ']'`,
       total: sql<number | null>`max(${bounded ? sql`page.total` : total})`,
       // One row whatever the page holds (an aggregate), so the count is read even for an empty page.
       changes: CREDENTIAL_CHANGES,
-    }).innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`),
+    }).from(posts).innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`),
   }
 }
 
