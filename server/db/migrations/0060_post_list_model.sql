@@ -9,34 +9,45 @@ CREATE FUNCTION chorus_json(value anyelement) RETURNS text LANGUAGE sql STABLE A
 -- A time as the API writes it: UTC, milliseconds, `Z` (isoText in server/modules/posts/queries.ts).
 CREATE FUNCTION chorus_json_time(value timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
   SELECT '"' || to_char(value AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"' $$;--> statement-breakpoint
-CREATE FUNCTION chorus_list_labels(label_ids text[]) RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT CASE WHEN cardinality(label_ids) = 0 THEN '[]'
-    ELSE coalesce((SELECT array_to_json(array_agg(slug ORDER BY slug))::text FROM labels WHERE id = ANY(label_ids)), '[]') END $$;--> statement-breakpoint
--- The author as the team reads it (postJson's CASE: a member, else an end user, else a key, else deleted).
-CREATE FUNCTION chorus_list_facts(p posts) RETURNS text LANGUAGE sql STABLE AS $$
-  SELECT '"author":' || coalesce(
-      (SELECT '{"type":"member","id":' || chorus_json(u.id) || ',"name":' || chorus_json(coalesce(u.name, u.email, 'Team member')) || ',"email":' || chorus_json(u.email) || '}'
-        FROM users u WHERE u.id = p.author_user_id),
-      (SELECT '{"type":"end_user","id":' || chorus_json(e.id) || ',"name":' || chorus_json(coalesce(e.name, e.email, 'Anonymous')) || ',"email":' || chorus_json(e.email) || '}'
-        FROM end_users e WHERE e.id = p.author_end_user_id),
-      (SELECT '{"type":"api_key","id":' || chorus_json(k.id) || ',"name":' || chorus_json(coalesce(k.name, 'API key')) || ',"email":null}'
-        FROM api_keys k WHERE k.id = p.author_key_id),
-      '{"type":"deleted","id":null,"name":"Deleted user","email":null}')
-    || ',"verified":' || (p.author_end_user_id IS NULL OR EXISTS (SELECT 1 FROM end_users e WHERE e.id = p.author_end_user_id AND e.verified_at IS NOT NULL))::text
-    || ',"owner_user_id":' || chorus_json(p.owner_user_id) || ',"merged_into":' || chorus_json(p.merged_into_id)
-    || ',"language":' || chorus_json(p.language) || ',"tracker_issue":' || coalesce(p.tracker_issue::text, 'null')
-    || ',"created_at":' || chorus_json_time(p.created_at) $$;--> statement-breakpoint
--- Every update renders the item again (a vote changes its count, demand and score): the labels', author's, board's
--- and status's rows are read by key. Last of the BEFORE triggers by name, so it sees the score 0053's computed.
+-- Every update renders the item again (a vote changes its count, demand and score). Plain statements of the
+-- function (plans kept for the session), not SQL functions with subqueries: those were planned again on every
+-- call from a trigger (~1 ms a row). Last of the BEFORE triggers by name, so it sees the score 0053's computed.
+-- The author as the team reads it: a member, else an end user, else a key, else deleted (toAuthor).
 CREATE FUNCTION chorus_post_listing() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  board_slug text;
+  status_name text;
+  status_kind text;
+  label_slugs text := '[]';
+  author text;
+  verified boolean := NEW.author_end_user_id IS NULL;
 BEGIN
-  SELECT '{"id":' || chorus_json(NEW.id) || ',"board":' || chorus_json(b.slug) || ',"board_id":' || chorus_json(NEW.board_id)
-      || ',"title":' || chorus_json(NEW.title) || ',"body":' || chorus_json(NEW.body)
-      || ',"status":' || chorus_json(s.name) || ',"status_id":' || chorus_json(NEW.status_id) || ',"status_kind":' || chorus_json(s.kind)
-      || ',"labels":' || chorus_list_labels(NEW.label_ids) || ',"votes":' || NEW.vote_count || ',"comment_count":' || NEW.comment_count
-      || ',' || chorus_list_facts(NEW) || ',"updated_at":' || chorus_json_time(NEW.updated_at)
-      || ',"demand":{"voters":' || NEW.vote_count || ',"verified_voters":' || NEW.demand_verified_voters || ',"companies":' || NEW.demand_companies || ',"mrr":'
-    INTO NEW.list_head FROM boards b, statuses s WHERE b.id = NEW.board_id AND s.id = NEW.status_id;
+  SELECT slug INTO board_slug FROM boards WHERE id = NEW.board_id;
+  SELECT name, kind INTO status_name, status_kind FROM statuses WHERE id = NEW.status_id;
+  IF cardinality(NEW.label_ids) > 0 THEN
+    SELECT coalesce(array_to_json(array_agg(slug ORDER BY slug))::text, '[]') INTO label_slugs FROM labels WHERE id = ANY(NEW.label_ids);
+  END IF;
+  IF NEW.author_user_id IS NOT NULL THEN
+    SELECT '{"type":"member","id":' || chorus_json(id) || ',"name":' || chorus_json(coalesce(name, email, 'Team member')) || ',"email":' || chorus_json(email) || '}'
+      INTO author FROM users WHERE id = NEW.author_user_id;
+  END IF;
+  IF NEW.author_end_user_id IS NOT NULL THEN
+    SELECT coalesce(author, '{"type":"end_user","id":' || chorus_json(id) || ',"name":' || chorus_json(coalesce(name, email, 'Anonymous')) || ',"email":' || chorus_json(email) || '}'), verified_at IS NOT NULL
+      INTO author, verified FROM end_users WHERE id = NEW.author_end_user_id;
+  END IF;
+  IF author IS NULL AND NEW.author_key_id IS NOT NULL THEN
+    SELECT '{"type":"api_key","id":' || chorus_json(id) || ',"name":' || chorus_json(coalesce(name, 'API key')) || ',"email":null}'
+      INTO author FROM api_keys WHERE id = NEW.author_key_id;
+  END IF;
+  NEW.list_head := '{"id":' || chorus_json(NEW.id) || ',"board":' || chorus_json(board_slug) || ',"board_id":' || chorus_json(NEW.board_id)
+    || ',"title":' || chorus_json(NEW.title) || ',"body":' || chorus_json(NEW.body)
+    || ',"status":' || chorus_json(status_name) || ',"status_id":' || chorus_json(NEW.status_id) || ',"status_kind":' || chorus_json(status_kind)
+    || ',"labels":' || label_slugs || ',"votes":' || NEW.vote_count || ',"comment_count":' || NEW.comment_count
+    || ',"author":' || coalesce(author, '{"type":"deleted","id":null,"name":"Deleted user","email":null}') || ',"verified":' || coalesce(verified, false)
+    || ',"owner_user_id":' || chorus_json(NEW.owner_user_id) || ',"merged_into":' || chorus_json(NEW.merged_into_id)
+    || ',"language":' || chorus_json(NEW.language) || ',"tracker_issue":' || coalesce(NEW.tracker_issue::text, 'null')
+    || ',"created_at":' || chorus_json_time(NEW.created_at) || ',"updated_at":' || chorus_json_time(NEW.updated_at)
+    || ',"demand":{"voters":' || NEW.vote_count || ',"verified_voters":' || NEW.demand_verified_voters || ',"companies":' || NEW.demand_companies || ',"mrr":';
   -- Math.round(weighted * 1e6) / 1e6, as the process rounds it.
   NEW.list_tail := ',"weighted":' || (floor(NEW.demand_weighted * 1000000::float8 + 0.5) / 1000000::float8)
     || '},"score":' || coalesce(NEW.score::text, 'null') || ',"factors":' || NEW.factors::text || ',"moderation":' || chorus_json(NEW.moderation) || '}';
