@@ -161,7 +161,7 @@ export const posts = pgTable('posts', {
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
   index('posts_board_created_idx').on(table.boardId, table.createdAt),
-  // One per sort of the board list, each with INCLUDE (status_id, label_ids) (migrations 0013 and 0021),
+  // One per sort of the board list, each with INCLUDE (status_id, label_ids, moderation) (migrations 0013, 0021 and 0061),
   // so status and label filters are read from the index.
   index('posts_list_new_idx').on(table.boardId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_top_idx').on(table.boardId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
