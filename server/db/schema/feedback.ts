@@ -148,13 +148,20 @@ export const posts = pgTable('posts', {
   demandMrr: bigint('demand_mrr', { mode: 'number' }).notNull().default(0),
   demandWeighted: doublePrecision('demand_weighted').notNull().default(0),
   /** The team's scoring inputs (reach, impact, ...) and the score the workspace's model gives them (null: unscored). */
+  /**
+   * The board list's read model (migration 0060, docs/architecture.md): the post's item of the team's list as JSON
+   * text, cut around the MRR figure (`list_head` ends with `"mrr":`), rendered by a trigger on every change of the
+   * post or of a row it shows; never written by the application.
+   */
+  listHead: text('list_head').notNull().default(''),
+  listTail: text('list_tail').notNull().default(''),
   factors: jsonb('factors').$type<Record<string, number>>().notNull().default({}),
   score: doublePrecision('score'),
   createdAt: createdAt(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 }, (table) => [
   index('posts_board_created_idx').on(table.boardId, table.createdAt),
-  // One per sort of the board list, each with INCLUDE (status_id, label_ids) (migrations 0013 and 0021),
+  // One per sort of the board list, each with INCLUDE (status_id, label_ids, moderation) (migrations 0013, 0021 and 0061),
   // so status and label filters are read from the index.
   index('posts_list_new_idx').on(table.boardId, table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_top_idx').on(table.boardId, table.voteCount.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, inArray, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
 import { compiled } from '../../db/compiled.ts'
 import { boards, labels, posts, statuses } from '../../db/schema/index.ts'
@@ -10,8 +10,10 @@ import { invalid, notFound } from '../../errors.ts'
 const param = sql.placeholder
 const boardBySlug = compiled('board_by_slug', (db) => db.select().from(boards).where(and(eq(boards.workspaceId, param('workspaceId')), eq(boards.slug, param('slug')))))
 const defaultStatus = compiled('default_status', (db) => db.select().from(statuses).where(and(eq(statuses.workspaceId, param('workspaceId')), eq(statuses.isDefault, true))).limit(1))
-const postRow = compiled('post_row', (db) => db.select().from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))))
-const lockedPostRow = compiled('locked_post_row', (db) => db.select().from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))).for('update'))
+// A post's row without its list item (migration 0060: read by the board list only, not by the writes that lock the post).
+const { listHead: _listHead, listTail: _listTail, ...postRowColumns } = getTableColumns(posts)
+const postRow = compiled('post_row', (db) => db.select(postRowColumns).from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))))
+const lockedPostRow = compiled('locked_post_row', (db) => db.select(postRowColumns).from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))).for('update'))
 
 export async function findBoard(db: Db | Tx, workspaceId: string, slug: string) {
   const [board] = await boardBySlug(db).execute({ workspaceId, slug })

@@ -14,7 +14,7 @@ import { CREDENTIAL_CHANGES } from '../../lib/rate-limit.ts'
 
 // What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
 // caller's) or the stored author name (the author comes from the joined rows); its times as it writes them.
-const { search: _search, trending: _trending, labelIds: _labelIds, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
+const { search: _search, trending: _trending, labelIds: _labelIds, listHead: _listHead, listTail: _listTail, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
 const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt), updatedAt: isoTimestamp(posts.updatedAt) }
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
@@ -33,35 +33,15 @@ function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, e
   return withPostJoins(db.select({ ...postColumns, boardSlug: boards.slug, statusName: statuses.name, statusKind: statuses.kind, ...authorSelection, labelSlugs, ...extra }).from(posts).$dynamic())
 }
 
-/** The same rows under a selection of JSON text. */
-const selectPostsJson = (db: Db | Tx, selection: Record<string, SQL>) => withPostJoins(db.select(selection).from(posts).$dynamic())
-
-/** A time as `isoFromText` writes it: UTC, milliseconds (truncated, as to_char's MS is), `Z`. */
-const isoText = (column: SQL | typeof posts.createdAt) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-
 /**
- * The team's post response (toPostResponse with publicView false, then revenueView) written by PostgreSQL
- * as JSON, in the same field order with the same values: the keyed reads send it as it comes, with no
- * row mapping, rendering, response validation or serialisation in the process. `showMrr` (a boolean
- * placeholder) is canSeeRevenue's answer. test/api/posts.test.ts compares the two renderings.
+ * The team's post response (toPostResponse with publicView false, then revenueView) as JSON text, from the
+ * posts' read model (migration 0060, docs/architecture.md#the-board-lists-read-model): the item a trigger keeps
+ * rendered on the row in the same field order with the same values (compact), the MRR figure put in as the
+ * caller may see it (`showMrr`, a boolean placeholder: canSeeRevenue's answer). The keyed reads send it as it
+ * comes, with no join, row mapping, rendering, response validation or serialisation; test/api/post-json.test.ts
+ * and post-list-model.test.ts compare it with the process's rendering.
  */
-const postJson = sql`json_build_object(
-  'id', ${posts.id}, 'board', ${boards.slug}, 'board_id', ${posts.boardId}, 'title', ${posts.title}, 'body', ${posts.body},
-  'status', ${statuses.name}, 'status_id', ${posts.statusId}, 'status_kind', ${statuses.kind}, 'labels', ${labelSlugs},
-  'votes', ${posts.voteCount}, 'comment_count', ${posts.commentCount},
-  'author', case
-    when ${authorUser.id} is not null then json_build_object('type', 'member', 'id', ${authorUser.id}, 'name', coalesce(${authorUser.name}, ${authorUser.email}, 'Team member'), 'email', ${authorUser.email})
-    when ${authorEndUser.id} is not null then json_build_object('type', 'end_user', 'id', ${authorEndUser.id}, 'name', coalesce(${authorEndUser.name}, ${authorEndUser.email}, 'Anonymous'), 'email', ${authorEndUser.email})
-    when ${authorKey.id} is not null then json_build_object('type', 'api_key', 'id', ${authorKey.id}, 'name', coalesce(${authorKey.name}, 'API key'), 'email', null)
-    else json_build_object('type', 'deleted', 'id', null, 'name', 'Deleted user', 'email', null) end,
-  'verified', ${authorEndUser.id} is null or ${authorEndUser.verifiedAt} is not null,
-  'owner_user_id', ${posts.ownerUserId}, 'merged_into', ${posts.mergedIntoId}, 'language', ${posts.language}, 'tracker_issue', ${posts.trackerIssue},
-  'created_at', ${isoText(posts.createdAt)}, 'updated_at', ${isoText(posts.updatedAt)},
-  'demand', json_build_object('voters', ${posts.voteCount}, 'verified_voters', ${posts.demandVerifiedVoters}, 'companies', ${posts.demandCompanies},
-    'mrr', case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr} end,
-    -- Math.round(weighted * 1e6) / 1e6, as the process rounds it.
-    'weighted', floor(${posts.demandWeighted} * 1000000::float8 + 0.5) / 1000000::float8),
-  'score', ${posts.score}, 'factors', ${posts.factors}, 'moderation', ${posts.moderation})`
+const postItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end || ${posts.listTail}`
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
@@ -107,18 +87,18 @@ const render = (rows: PostRow[], publicView: boolean) => rows.map((row) => toPos
 
 const byId = and(eq(posts.id, sql.placeholder('id')), eq(posts.workspaceId, sql.placeholder('workspaceId')))
 const postLookup = compiled('get_post', (db) => selectPosts(db).where(byId))
-const postJsonLookup = compiled('get_post_json', (db) => selectPostsJson(db, { json: sql<string>`${postJson}::text`, changes: CREDENTIAL_CHANGES }).where(byId))
+const postJsonLookup = compiled('get_post_json', (db) => db.select({ json: postItemJson, changes: CREDENTIAL_CHANGES }).from(posts).where(byId))
 // A held post (docs/moderation.md) does not exist for the public until it is approved.
 const publicPostLookup = compiled('get_public_post', (db) => selectPosts(db).where(and(byId, eq(boards.isPrivate, false), isNull(posts.moderation))))
 
-// The `post.created` outbox row written by PostgreSQL from the post as the team reads it (postJson with
+// The `post.created` outbox row written by PostgreSQL from the post as the team reads it (its item with
 // revenue shown: the body getPost renders, see test/api/post-json.test.ts). A create sends it in the same
 // pipelined group as its inserts, instead of waiting for the post to come back before writing its event:
 // one round trip fewer per create, a wait saved rather than work (BENCHMARKS.md, "Creates against the raw baselines").
-const postCreatedEvent = compiled('insert_post_created_event', (db) => db.insert(events).select(withPostJoins(db.select({
+const postCreatedEvent = compiled('insert_post_created_event', (db) => db.insert(events).select(db.select({
   id: sql<string>`${sql.placeholder('eventId')}::text`.as('id'), workspaceId: posts.workspaceId, type: sql<string>`'post.created'`.as('type'),
-  data: sql<Record<string, unknown>>`json_build_object('post', ${postJson})::jsonb`.as('data'), createdAt: sql<Date>`now()`.as('created_at'),
-}).from(posts).$dynamic()).where(byId)))
+  data: sql<Record<string, unknown>>`('{"post":' || ${postItemJson} || '}')::jsonb`.as('data'), createdAt: sql<Date>`now()`.as('created_at'),
+}).from(posts).where(byId)))
 
 /** Writes `post.created` for a post of this transaction, its `post` as getPost would give it; returns the event's id. */
 export async function recordPostCreated(tx: Tx, workspaceId: string, postId: string) {
@@ -139,7 +119,7 @@ export async function getPost(db: Db | Tx, workspaceId: string, postId: string, 
 }
 
 /**
- * GET /posts/:id's body as PostgreSQL writes it (`postJson`) and the credential change count (for
+ * GET /posts/:id's body from the read model (`postItemJson`) and the credential change count (for
  * `confirmedRead`), in one statement; 404 when the workspace has no such post.
  */
 export async function getPostJson(db: Db | Tx, workspaceId: string, postId: string, showMrr: boolean) {
@@ -254,13 +234,13 @@ function buildList(db: Db | Tx, ref: BoardRef, filters: PostFilters) {
       .innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`)
       .orderBy(sql`page.n`),
     total: db.select({ n: sql<number>`${total}`.mapWith(Number) }).from(sql`(select 1) as one`),
-    // The page as the team's list body writes it (`postJson`), in the page's order; no row and a null total when the page is empty.
-    json: selectPostsJson(db, {
-      items: sql<string>`coalesce(json_agg(${postJson} order by page.n), '[]')::text`,
+    // The page as the team's list body writes it (`postItemJson`, no join), in the page's order; no row and a null total when the page is empty.
+    json: db.select({
+      items: sql<string>`'[' || coalesce(string_agg(${postItemJson}, ',' order by page.n), '') || ']'`,
       total: sql<number | null>`max(${bounded ? sql`page.total` : total})`,
       // One row whatever the page holds (an aggregate), so the count is read even for an empty page.
       changes: CREDENTIAL_CHANGES,
-    }).innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`),
+    }).from(posts).innerJoin(sql`(${ids}) as page`, sql`page.id = ${posts.id}`),
   }
 }
 
@@ -295,7 +275,7 @@ export async function listPosts(db: Db | Tx, ref: BoardRef, filters: PostFilters
 
 /**
  * The team's list body (listPosts with publicView false, then revenueView) as JSON text: the page's
- * posts written by PostgreSQL (`postJson`) in the same one statement, the envelope around them here;
+ * posts' items from the read model (`postItemJson`) in the same one statement, the envelope around them here;
  * with the credential change count that statement read (for `confirmedRead`).
  */
 export async function listPostsJson(db: Db | Tx, ref: BoardRef, filters: PostFilters, page: Page, showMrr: boolean, loc = 'query') {
