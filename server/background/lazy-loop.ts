@@ -21,20 +21,19 @@ export interface LazyLoopOptions {
 export function lazyLoop(options: LazyLoopOptions): WokenLoop {
   let stopped = false
   let started: WokenLoop | undefined
-  const waking = wakeOnWork(options.listen, options.tables)
+  // A row committed on one of its tables starts it; `*` (a listener that just (re)connected, postgres.js
+  // says so on every connect) only means "look again", which the probe does.
+  let notified = false
+  const waking = wakeOnWork(options.listen, options.tables, (table) => { if (table !== '*') notified = true })
   const done = (async () => {
     const waker = await waking
-    let woken = false
     while (!stopped) {
       try {
-        if (woken || (await options.runner.rows(options.pending)).length) break
+        if (notified || (await options.runner.rows(options.pending)).length) break
       } catch (error) {
         options.onError(error)
       }
-      const before = performance.now()
       await waker.sleep(IDLE_BACKSTOP_MS)
-      // Woken before the backstop: a notification (or a stop).
-      woken = performance.now() - before < IDLE_BACKSTOP_MS - 1
     }
     await waker.close()
     if (!stopped) started = await options.start()
