@@ -23,8 +23,10 @@ import { sql, type SqlRunner } from './sql-text.ts'
  */
 export function queueTransaction<T>(runner: SqlRunner, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
   return runner.transaction(async (tx) => {
-    await tx.rows(QUEUE_PLAN_SETTINGS)
-    return work(tx)
+    // Not awaited first: the settings go out ahead of the work's first statement on the transaction's one
+    // connection (pipelined), so they cost no round trip of their own; a failure fails the transaction.
+    const [, result] = await Promise.all([tx.rows(QUEUE_PLAN_SETTINGS), work(tx)])
+    return result
   })
 }
 
