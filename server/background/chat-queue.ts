@@ -15,6 +15,7 @@ interface ChatSettings { baseUrl: string; retryScale: number; sentBy: string; lo
 export function chatQueue(ctx: Pick<BackgroundContext, 'db' | 'secrets' | 'config' | 'outbound' | 'database'>, outbound: Outbound, settings: ChatSettings): DeliveryQueue<ChatJob, ChatAttemptResult> {
   let loaded: Promise<{ chat: typeof import('../modules/integrations/delivery.ts'); deps: import('../modules/integrations/service.ts').IntegrationDeps }> | undefined
   const load = () => (loaded ??= (async () => {
+    await ctx.database.loadDb?.()
     const [chat, { integrationClients }] = await Promise.all([import('../modules/integrations/delivery.ts'), import('../modules/integrations/service.ts')])
     return { chat, deps: integrationClients(ctx, outbound) }
   })())

@@ -141,12 +141,17 @@ export function bridgedDatabase(post: (request: BridgeRequest) => void) {
     transaction: (work) => (inTransaction ? work(runnerOn(query, true)) : client.transaction((tx) => work(runnerOn(tx.query, true)))),
   })
   let db: Db | undefined
-  const database: Pick<Database, 'db' | 'sql' | 'driver' | 'listenForWork'> = {
-    // Loaded on first use, and only here, as in server/db/client.ts: drizzle's PGlite session imports PGlite's
-    // engine code, which neither thread of a PostgreSQL process should load.
+  const database: Pick<Database, 'db' | 'sql' | 'driver' | 'listenForWork'> & { loadDb(): Promise<void> } = {
+    // Loaded when a rare loop first needs it, and only here, as in server/db/client.ts: drizzle's PGlite
+    // session imports PGlite's engine code, which neither thread of a PostgreSQL process should load.
+    async loadDb() {
+      if (db) return
+      const { drizzle } = await import('drizzle-orm/pglite')
+      db ??= drizzle({ client: client as never }) as unknown as Db
+    },
     get db() {
-      const { drizzle } = require('drizzle-orm/pglite') as typeof import('drizzle-orm/pglite')
-      return (db ??= drizzle({ client: client as never }) as unknown as Db)
+      if (!db) throw new Error('drizzle is not loaded in the background worker (loadDb)')
+      return db
     },
     sql: runnerOn(client.query, false),
     driver: 'pglite',

@@ -63,11 +63,16 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     let db: Db | undefined
     database = {
       driver: 'postgres', sql: pool.sql, listenForWork: pool.listenForWork, close: () => pool.client.end({ timeout: 5 }),
-      // drizzle over the same pool, built when a rare loop's work first reads through it.
+      // drizzle over the same pool, loaded when a rare loop's work first needs it. Imported, not required:
+      // `require` would load drizzle's CommonJS build beside the ES modules the feature modules import.
+      async loadDb() {
+        if (db) return
+        const [{ drizzle }, { markEffectsOnCommit }] = await Promise.all([import('drizzle-orm/postgres-js'), import('../db/effects.ts')])
+        db ??= markEffectsOnCommit(drizzle(pool.client) as unknown as Db)
+      },
       get db() {
-        const { drizzle } = require('drizzle-orm/postgres-js') as typeof import('drizzle-orm/postgres-js')
-        const { markEffectsOnCommit } = require('../db/effects.ts') as typeof import('../db/effects.ts')
-        return (db ??= markEffectsOnCommit(drizzle(pool.client) as unknown as Db))
+        if (!db) throw new Error('drizzle is not loaded in the background worker (loadDb)')
+        return db
       },
     }
     // The main thread's caches hear changes on this thread's LISTEN connection, the one the loops' wake-ups use.
@@ -87,9 +92,9 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
   const dispatcher = startEventDispatcher({ db: database.sql, log, listenForWork: database.listenForWork, handedOff: () => deliveries?.delivering() ?? false })
   const rare = { listen: database.listenForWork, runner: database.sql, onError: (error: unknown) => log.error('background probe', { error: String(error) }) }
   const mailer = lazyLoop({ ...rare, tables: ['notification_events', 'changelog_emails', 'subscriber_updates'], pending: PENDING_MAIL,
-    start: async () => (await import('./mailer.ts')).startMailer(ctx) })
+    start: async () => (await database.loadDb?.(), (await import('./mailer.ts')).startMailer(ctx)) })
   const suggester = lazyLoop({ ...rare, tables: ['duplicate_checks'], pending: PENDING_DUPLICATE_CHECKS,
-    start: async () => (await import('./suggester.ts')).startSuggester(ctx) })
+    start: async () => (await database.loadDb?.(), (await import('./suggester.ts')).startSuggester(ctx)) })
   let owner = 0
   deliveries = await startWebhookRunner(ctx, {
     onOwner: (current) => {
@@ -116,7 +121,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
   }
   // Imports are claimed under the delivery loop's owner number, whose lock is live exactly while this worker is.
   imports = lazyLoop({ ...rare, tables: ['imports'], pending: PENDING_IMPORTS,
-    start: async () => (await import('./import-loop.ts')).startImportLoop(ctx, () => owner) })
+    start: async () => (await database.loadDb?.(), (await import('./import-loop.ts')).startImportLoop(ctx, () => owner)) })
   report({ type: 'ready' })
 }
 
