@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm'
 import { SMTPServer } from 'smtp-server'
 import { createApp } from '../server/app.ts'
 import { getConfig } from '../server/config.ts'
-import { openDatabase, rowsOf } from '../server/db/client.ts'
+import { openDatabase, rowsOf, runnerOf } from '../server/db/client.ts'
 import { boards, posts, statuses } from '../server/db/schema/index.ts'
 import { dispatchEvents } from '../server/events/dispatch.ts'
 import { newId } from '../server/lib/ids.ts'
@@ -61,7 +61,7 @@ try {
   const started = performance.now()
   await updatePost(db, workspace.id, { kind: 'service' }, postId, { status: 'Planned', status_message: 'Scheduled for March.' })
   const committed = performance.now()
-  while (await dispatchEvents(db));
+  while (await dispatchEvents(runnerOf(db)));
   const queued = performance.now()
   const [count] = rowsOf<{ n: number }>(await db.execute(sql`select count(*)::int as n from subscriber_updates where status = 'pending'`))
 

@@ -67,7 +67,7 @@ async function main() {
     if (received.dry_run) return void console.log(JSON.stringify(received, null, 2))
     const owner = newOwner()
     // The owner lock marks this run as live, so a server's worker does not take the job over meanwhile.
-    await database.db.execute(lockOwnerSql(owner))
+    await database.sql.rows(lockOwnerSql(owner))
     const job = await claimImport(database.db, owner, LOCK_SPACE)
     if (job?.id !== received.id) throw new Error(`import ${received.id} was claimed by a server's worker: follow it with GET /workspaces/${values.workspace}/imports/${received.id}`)
     const finished = await runImport(database.db, ctx.storage, job, owner, { afterBatch: (records) => console.error(`… ${records} records`) })

@@ -66,7 +66,7 @@ export async function createContext(config: Config, database: Database, override
     readDb: readDatabase?.db ?? database.db,
     readDatabase,
     log,
-    mail: overrides.mail ?? createMailer(config, database.db, log),
+    mail: overrides.mail ?? createMailer(config, database.sql, log),
     limiter: overrides.limiter ?? rateLimiterFor(config, database),
     secrets,
     outbound: outboundFor(config),

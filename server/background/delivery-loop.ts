@@ -3,7 +3,7 @@
 // database, so processes share the work.
 // It never polls: it sleeps until committed work is announced (server/db/work.ts), an attempt in
 // flight finishes, or the next retry falls due.
-import type { Db } from '../db/client.ts'
+import type { SqlRunner } from '../db/sql-text.ts'
 import { describeError } from '../db/errors.ts'
 import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
@@ -28,7 +28,8 @@ export interface DeliveryQueue<Job = any, Result = any> {
 }
 
 export interface LoopOptions {
-  db: Db
+  /** Runs the loop's statements (SQL text: the worker loads no drizzle). */
+  db: SqlRunner
   /** This loop's claimer number; the caller holds its advisory lock for the loop's lifetime. */
   owner: number
   send(job: DeliveryJob): Promise<AttemptResult>

@@ -8,7 +8,6 @@ import postgres from 'postgres'
 import { outboundFor } from '../lib/outbound.ts'
 import { describeError } from '../db/errors.ts'
 import { nextRestartDelay } from '../lib/restart.ts'
-import { integrationClients } from '../modules/integrations/service.ts'
 import { sendWebhook } from '../modules/webhooks/send.ts'
 import type { BackgroundContext } from './context.ts'
 import { chatQueue } from './chat-queue.ts'
@@ -63,7 +62,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
   let isReady = false
 
   const startLoop = () => startDeliveryLoop({
-    db: ctx.db,
+    db: ctx.database.sql,
     owner,
     send: (job) => sendWebhook(job, sendSettings),
     secrets: ctx.secrets,
@@ -77,7 +76,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
     onClaimed: options.onClaimed,
     // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
     recordEach: !onPostgres,
-    queues: [chatQueue(integrationClients(ctx, outbound), { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
+    queues: [chatQueue(ctx, outbound, { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
   })
 
   /** Takes a new owner's lock and starts the loop under it; a failure (the database away) is tried again later. */
@@ -97,7 +96,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
         lock = current
         await current`select pg_advisory_lock(${LOCK_SPACE}, ${owner})`
       } else {
-        await ctx.db.execute(lockOwnerSql(owner))
+        await ctx.database.sql.rows(lockOwnerSql(owner))
       }
     } catch (error) {
       await closeLock(lock)
@@ -125,7 +124,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
     await stopLoop(gone.loop)
     await closeLock(gone.lock)
     // Its claims are free for anyone now; hand them back rather than wait for their leases to lapse.
-    await releaseOwner(ctx.db, gone.owner).catch(() => {})
+    await releaseOwner(ctx.database.sql, gone.owner).catch(() => {})
     await restartLater()
   }
 
@@ -147,7 +146,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
       if (onPostgres) {
         await closeLock(lock)
       } else if (owner) {
-        await ctx.db.execute(unlockOwnerSql(owner)).catch(() => {})
+        await ctx.database.sql.rows(unlockOwnerSql(owner)).catch(() => {})
       }
       readyWaiters.splice(0).forEach((waiter) => waiter.reject(new Error('stopped')))
     },

@@ -4,7 +4,7 @@
 // In the worker that loop, woken by the same event notifications, fans out and claims in one transaction,
 // and the dispatcher stands by (`handedOff`) while it runs. Notifications never wait on that loop: while
 // it is down (its owner lock lost), the dispatcher fans out.
-import type { Db } from '../db/client.ts'
+import type { SqlRunner } from '../db/sql-text.ts'
 import type { Logger } from '../lib/log.ts'
 import { IDLE_BACKSTOP_MS, type ListenForWork } from '../db/work.ts'
 import { dispatchEvents } from '../events/dispatch.ts'
@@ -13,7 +13,7 @@ import { wokenLoop, type WokenLoop } from './woken-loop.ts'
 export type EventDispatcher = WokenLoop
 
 export interface DispatcherOptions {
-  db: Db
+  db: SqlRunner
   log: Logger
   /** Wakes the loop when events commit (`Database.listenForWork`); without it the loop polls every `pollMs`. */
   listenForWork?: ListenForWork

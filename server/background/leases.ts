@@ -3,8 +3,7 @@
 // its lifetime, and a job's lease names that owner. A lease is live while its owner's lock is held and
 // its time has not run out, so a dead worker's claims are taken over at once and a silent one's after
 // LEASE_SECONDS. Feature modules build their claims on `claimDue` and never write leases themselves.
-import { sql } from 'drizzle-orm'
-import { rowsOf, type Db, type Tx } from '../db/client.ts'
+import { msFrom, sql, type SqlRunner } from '../db/sql-text.ts'
 import { queueTransaction } from '../db/work.ts'
 
 /** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
@@ -38,11 +37,11 @@ const JOB_TABLES = [WEBHOOK_JOBS, CHAT_JOBS]
  * LEASE_SECONDS. SKIP LOCKED lets any number of processes claim side by side without waiting on each
  * other. Table and column names are constants, never input.
  */
-async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
+async function leaseDue<Row>(tx: SqlRunner, jobs: JobTable, owner: number, limit: number): Promise<Row[]> {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
   const table = sql.raw(jobs.table)
   const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
-  return rowsOf<Row>(await tx.execute(sql`
+  return tx.rows<Row>(sql`
     with live as materialized (
       select objid::bigint as owner from pg_locks
       where locktype = 'advisory' and granted and objsubid = 2 and classid = ${sql.raw(String(LOCK_SPACE))}
@@ -60,19 +59,19 @@ async function leaseDue<Row>(tx: Tx, jobs: JobTable, owner: number, limit: numbe
     )
     update ${table} d set lease_owner = ${owner}, lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds'
     from due where d.${target} = due.${target} and d.${event} = due.${event}
-    returning ${returning}`))
+    returning ${returning}`)
 }
 
 /**
  * Leases due jobs of `jobs` (leaseDue) and reads what sending them needs, in one queue transaction
  * (server/db/work.ts: planned for the queue's size today); null when nothing was due.
  */
-export function claimDue<Row, Read>(db: Db, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
+export function claimDue<Row, Read>(db: SqlRunner, jobs: JobTable, owner: number, limit: number, read: (tx: SqlRunner, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
   return queueTransaction(db, (tx) => claimDueIn(tx, jobs, owner, limit, read))
 }
 
 /** `claimDue` inside a queue transaction the caller holds (the delivery loop fans out and claims in one). */
-export async function claimDueIn<Row, Read>(tx: Tx, jobs: JobTable, owner: number, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
+export async function claimDueIn<Row, Read>(tx: SqlRunner, jobs: JobTable, owner: number, limit: number, read: (tx: SqlRunner, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
   const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
   return claimed.length ? { claimed, read: await read(tx, claimed) } : null
 }
@@ -81,24 +80,23 @@ export async function claimDueIn<Row, Read>(tx: Tx, jobs: JobTable, owner: numbe
  * Milliseconds until the next job of `jobs` falls due (0 when one is due now), or null when none is
  * pending. A leased job counts from its lease's end: its holder is working on it, or it lapses then.
  */
-export async function msUntilDue(db: Db, jobs: JobTable): Promise<number | null> {
-  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
+export function msUntilDue(db: SqlRunner, jobs: JobTable): Promise<number | null> {
+  // NULL when nothing is pending (GREATEST would turn that into 0, so msFrom clamps).
+  return msFrom(db, sql`
     select (extract(epoch from min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) - now()) * 1000)::float8 as ms
-    from ${sql.raw(jobs.table)} where status = 'pending'`))
-  // NULL when nothing is pending (GREATEST would turn that into 0, so the clamp is done here).
-  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+    from ${sql.raw(jobs.table)} where status = 'pending'`)
 }
 
 /** Gives one claim back untouched (its attempt never completed). */
-export async function releaseJob(db: Db, jobs: JobTable, owner: number, key: [string, string]) {
+export async function releaseJob(db: SqlRunner, jobs: JobTable, owner: number, key: [string, string]) {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
-  await db.execute(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null
+  await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null
     where ${target} = ${key[0]} and ${event} = ${key[1]} and lease_owner = ${owner}`)
 }
 
 /** Frees every claim of an owner known to be gone (its lock's connection dropped, its worker exited), in every job table. */
-export async function releaseOwner(db: Db, owner: number) {
-  for (const jobs of JOB_TABLES) await db.execute(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner}`)
+export async function releaseOwner(db: SqlRunner, owner: number) {
+  for (const jobs of JOB_TABLES) await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner}`)
 }
 
 /**
@@ -106,12 +104,12 @@ export async function releaseOwner(db: Db, owner: number) {
  * ending the session that holds it, should the thread's socket outlive it; on PGlite the lock is the
  * main thread's own connection's) and its leases are handed back, so they are sent again at once, once.
  */
-export async function freeDeadOwner(db: Db, driver: 'pglite' | 'postgres', owner: number) {
+export async function freeDeadOwner(db: SqlRunner, driver: 'pglite' | 'postgres', owner: number) {
   if (driver === 'postgres') {
-    await db.execute(sql`select pg_terminate_backend(pid) from pg_locks
+    await db.rows(sql`select pg_terminate_backend(pid) from pg_locks
       where locktype = 'advisory' and classid = ${sql.raw(String(LOCK_SPACE))} and objid = ${owner} and objsubid = 2 and pid <> pg_backend_pid()`)
   } else {
-    await db.execute(unlockOwnerSql(owner))
+    await db.rows(unlockOwnerSql(owner))
   }
   await releaseOwner(db, owner)
 }

@@ -9,9 +9,12 @@
 //                  { db: 'work', table }                             a NOTIFY of committed work (server/db/work.ts)
 // A transaction holds PGlite's one connection from `begin` to `end` (the main thread's requests queue
 // behind it, as behind any transaction); if the worker dies meanwhile, `workerGone` rolls it back.
+// The worker's loops send SQL text (server/db/sql-text.ts); drizzle's PGlite session over the same
+// messages is built only when a rarely used loop first needs it (mail, duplicate checks, imports, chat sends).
 // Measured against running the loops in the main thread: BENCHMARKS.md ("Notes: background work in a worker thread").
 import type { PGlite } from '@electric-sql/pglite'
 import type { Database, Db } from '../db/client.ts'
+import { compileSql, type SqlFragment, type SqlRunner } from '../db/sql-text.ts'
 import { WORK_QUEUES, workChannel, type WorkQueue, type WorkTable } from '../db/work.ts'
 
 export type BridgeRequest =
@@ -128,12 +131,29 @@ export function bridgedDatabase(post: (request: BridgeRequest) => void) {
       return result
     },
   }
-  // Loaded only here, as in server/db/client.ts: drizzle's PGlite session imports PGlite's engine code, which
-  // neither thread of a PostgreSQL process should load.
-  const { drizzle } = require('drizzle-orm/pglite') as typeof import('drizzle-orm/pglite')
-  const db = drizzle({ client: client as never }) as unknown as Db
-  const database: Pick<Database, 'db' | 'driver' | 'listenForWork'> = {
-    db,
+  type Query = ReturnType<typeof queryOn>
+  const runnerOn = (query: Query, inTransaction: boolean): SqlRunner => ({
+    async rows<Row>(statement: SqlFragment) {
+      const { text, params } = compileSql(statement)
+      return (await query(text, params)).rows as Row[]
+    },
+    // PGlite's one connection runs one transaction at a time: a nested one runs inside it.
+    transaction: (work) => (inTransaction ? work(runnerOn(query, true)) : client.transaction((tx) => work(runnerOn(tx.query, true)))),
+  })
+  let db: Db | undefined
+  const database: Pick<Database, 'db' | 'sql' | 'driver' | 'listenForWork'> & { loadDb(): Promise<void> } = {
+    // Loaded when a rare loop first needs it, and only here, as in server/db/client.ts: drizzle's PGlite
+    // session imports PGlite's engine code, which neither thread of a PostgreSQL process should load.
+    async loadDb() {
+      if (db) return
+      const { drizzle } = await import('drizzle-orm/pglite')
+      db ??= drizzle({ client: client as never }) as unknown as Db
+    },
+    get db() {
+      if (!db) throw new Error('drizzle is not loaded in the background worker (loadDb)')
+      return db
+    },
+    sql: runnerOn(client.query, false),
     driver: 'pglite',
     async listenForWork(tables, onWork) {
       const listener = { tables, onWork }

@@ -68,7 +68,7 @@ export function startBackground(ctx: AppContext): Background {
     const dead = owner
     owner = undefined
     try {
-      if (dead !== undefined) await freeDeadOwner(ctx.db, ctx.database.driver, dead)
+      if (dead !== undefined) await freeDeadOwner(ctx.database.sql, ctx.database.driver, dead)
     } catch (error) {
       // Its leases still lapse once its lock is gone or after their time: a resend, never a loss.
       log.warn('could not free the background worker\'s claims', { error: describeError(error) })

@@ -3,14 +3,17 @@
 // thread serves HTTP only. It imports only what those loops need (the database driver, the queue
 // statements, signing, the outbound guard, mail): never Elysia, routes, TypeBox models, MCP or the portal's
 // pages (test/api/background-imports.test.ts). On PostgreSQL it opens a small pool of its own; on PGlite
-// its statements run in the main thread (pglite-bridge.ts).
+// its statements run in the main thread (pglite-bridge.ts). Its loops run SQL text (server/db/sql-text.ts):
+// at idle it holds neither drizzle nor the schema. Drizzle is built on first use of `ctx.db`, by the rare
+// loops' work (mail, duplicate checks, imports, chat sends), which load with their first job (lazy-loop.ts).
 //
 // Messages: main → worker  { type: 'start', config, driver, counters }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
 //           worker → main  { type: 'ready' }  { type: 'owner', owner }  { type: 'stopped' }  and the bridge's requests
 import type { Config } from '../config.ts'
 import { outboundFor } from '../lib/outbound.ts'
 import { createChangeFeed, type ChangeFeed } from '../db/changes.ts'
-import { openDatabase } from '../db/client.ts'
+import type { Db } from '../db/client.ts'
+import { openPostgresPool, type PostgresPool } from '../db/postgres-pool.ts'
 import { createLogger } from '../lib/log.ts'
 import { createMailer } from '../lib/mail.ts'
 import { createSecrets } from '../lib/secrets.ts'
@@ -18,9 +21,7 @@ import { createStorage } from '../lib/storage.ts'
 import type { BackgroundContext } from './context.ts'
 import { startWebhookRunner } from './delivery-runner.ts'
 import { startEventDispatcher } from './dispatcher.ts'
-import { startImportLoop } from './import-loop.ts'
-import { startMailer } from './mailer.ts'
-import { startSuggester } from './suggester.ts'
+import { lazyLoop, PENDING_DUPLICATE_CHECKS, PENDING_IMPORTS, PENDING_MAIL } from './lazy-loop.ts'
 import { bridgedDatabase, type BridgeAnswer } from './pglite-bridge.ts'
 
 declare const self: Worker
@@ -41,7 +42,7 @@ let stop: (() => Promise<void>) | undefined
 let stopping = false
 
 /** Listens on `chorus_cache` for the main thread's caches, trying again each second until it listens (they stay off meanwhile). */
-async function listenForCaches(database: ReturnType<typeof openDatabase>, feed: ChangeFeed) {
+async function listenForCaches(database: PostgresPool, feed: ChangeFeed) {
   while (!stopping) {
     try {
       return void (await database.listenForChanges(feed.changed, feed.setLive))
@@ -53,19 +54,34 @@ async function listenForCaches(database: ReturnType<typeof openDatabase>, feed: 
 
 async function start(config: Config & { secretKey: string }, driver: 'pglite' | 'postgres', counters: Int32Array) {
   const log = createLogger(config.logLevel)
-  let database: BackgroundContext['database'] & { db: BackgroundContext['db']; close?(): Promise<void> }
+  let database: BackgroundContext['database'] & { db: Db; close?(): Promise<void> }
   if (driver === 'pglite') {
     bridge = bridgedDatabase((request) => self.postMessage(request))
     database = bridge.database
   } else {
-    const opened = openDatabase(config.databaseUrl, config.dataDir, { poolSize: POOL_SIZE })
-    database = opened
+    const pool = openPostgresPool(config.databaseUrl!, { poolSize: POOL_SIZE })
+    let db: Db | undefined
+    database = {
+      driver: 'postgres', sql: pool.sql, listenForWork: pool.listenForWork, close: () => pool.client.end({ timeout: 5 }),
+      // drizzle over the same pool, loaded when a rare loop's work first needs it. Imported, not required:
+      // `require` would load drizzle's CommonJS build beside the ES modules the feature modules import.
+      async loadDb() {
+        if (db) return
+        const [{ drizzle }, { markEffectsOnCommit }] = await Promise.all([import('drizzle-orm/postgres-js'), import('../db/effects.ts')])
+        db ??= markEffectsOnCommit(drizzle(pool.client) as unknown as Db)
+      },
+      get db() {
+        if (!db) throw new Error('drizzle is not loaded in the background worker (loadDb)')
+        return db
+      },
+    }
     // The main thread's caches hear changes on this thread's LISTEN connection, the one the loops' wake-ups use.
-    void listenForCaches(opened, createChangeFeed(counters))
+    void listenForCaches(pool, createChangeFeed(counters))
   }
   const ctx: BackgroundContext = {
-    config, db: database.db, database, log,
-    mail: createMailer(config, database.db, log),
+    config, database, log,
+    get db() { return database.db },
+    mail: createMailer(config, database.sql, log),
     secrets: await createSecrets(config.secretKey),
     outbound: outboundFor(config),
     storage: createStorage(config),
@@ -73,9 +89,12 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
   let deliveries: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
   // While the delivery loop runs it fans events out and claims their deliveries in one transaction; the
   // dispatcher covers while it is down.
-  const dispatcher = startEventDispatcher({ db: ctx.db, log, listenForWork: database.listenForWork, handedOff: () => deliveries?.delivering() ?? false })
-  const mailer = startMailer(ctx)
-  const suggester = startSuggester(ctx)
+  const dispatcher = startEventDispatcher({ db: database.sql, log, listenForWork: database.listenForWork, handedOff: () => deliveries?.delivering() ?? false })
+  const rare = { listen: database.listenForWork, runner: database.sql, onError: (error: unknown) => log.error('background probe', { error: String(error) }) }
+  const mailer = lazyLoop({ ...rare, tables: ['notification_events', 'changelog_emails', 'subscriber_updates'], pending: PENDING_MAIL,
+    start: async () => (await database.loadDb?.(), (await import('./mailer.ts')).startMailer(ctx)) })
+  const suggester = lazyLoop({ ...rare, tables: ['duplicate_checks'], pending: PENDING_DUPLICATE_CHECKS,
+    start: async () => (await database.loadDb?.(), (await import('./suggester.ts')).startSuggester(ctx)) })
   let owner = 0
   deliveries = await startWebhookRunner(ctx, {
     onOwner: (current) => {
@@ -85,7 +104,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     // The test hook: the worker dies right after a claim, before any of it is sent (its leases are all that is left).
     onClaimed: (_claimed, held) => { if (exitOnClaim && held > 0) process.exit(70) },
   })
-  let imports: ReturnType<typeof startImportLoop> | undefined
+  let imports: ReturnType<typeof lazyLoop> | undefined
   stop = async () => {
     stopping = true
     await imports?.stop()
@@ -101,7 +120,8 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     throw error
   }
   // Imports are claimed under the delivery loop's owner number, whose lock is live exactly while this worker is.
-  imports = startImportLoop(ctx, () => owner)
+  imports = lazyLoop({ ...rare, tables: ['imports'], pending: PENDING_IMPORTS,
+    start: async () => (await database.loadDb?.(), (await import('./import-loop.ts')).startImportLoop(ctx, () => owner)) })
   report({ type: 'ready' })
 }
 

@@ -4,8 +4,7 @@
 // long backstop. An idle server therefore runs no queries; a new event reaches its loop within one
 // round trip instead of a polling interval. PGlite delivers the same notifications in-process.
 // The loops' claims on those tables run in `queueTransaction`, planned for a queue's sudden growth.
-import { sql } from 'drizzle-orm'
-import { rowsOf, type Db, type Tx } from './client.ts'
+import { sql, type SqlRunner } from './sql-text.ts'
 
 /**
  * Runs `work` in a transaction planned for queue tables: the event dispatcher's take and fan-out, and each
@@ -22,59 +21,17 @@ import { rowsOf, type Db, type Tx } from './client.ts'
  * (`plan_cache_mode = force_custom_plan`), and bitmap scans and sorts are priced out. `set_config(..., true)`
  * ends with the transaction: no other statement sees these settings.
  */
-export function queueTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`)
-    return work(tx)
+export function queueTransaction<T>(runner: SqlRunner, work: (tx: SqlRunner) => Promise<T>): Promise<T> {
+  return runner.transaction(async (tx) => {
+    // Not awaited first: the settings go out ahead of the work's first statement on the transaction's one
+    // connection (pipelined), so they cost no round trip of their own; a failure fails the transaction.
+    const [, result] = await Promise.all([tx.rows(QUEUE_PLAN_SETTINGS), work(tx)])
+    return result
   })
 }
 
-/** A simple leased queue (the e-mail senders'): column names, constants, never input. */
-export interface LeasedQueue {
-  table: string
-  status: string
-  leaseUntil: string
-  attempts: string
-  /** Columns the lease returns (the row's key). */
-  returning: string[]
-  /** How long a lease lasts: a crash means a resend after it, never a loss. */
-  leaseSeconds: number
-}
-
-/**
- * Leases up to `limit` of the oldest pending rows of `queue`, counts the attempt, and reads what sending them
- * needs, in one `queueTransaction`; [] when nothing was due. The rows are locked (skipping those another
- * sender holds) and updated by their row address, which no plan turns into a scan.
- */
-export function claimOldestPending<Row, Job>(db: Db, queue: LeasedQueue, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Job[]>): Promise<Job[]> {
-  const [table, leaseUntil, attempts] = [queue.table, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
-  return queueTransaction(db, async (tx) => {
-    const claimed = rowsOf<Row>(await tx.execute(sql`
-      update ${table} set ${leaseUntil} = now() + interval '${sql.raw(String(queue.leaseSeconds))} seconds', ${attempts} = ${attempts} + 1
-      where ctid = any(array(${duePending(queue, limit)} for update skip locked))
-      returning ${sql.raw(queue.returning.join(', '))}`))
-    return claimed.length ? read(tx, claimed) : []
-  })
-}
-
-/** The row addresses of the oldest `limit` pending rows of `queue` that no lease holds, in claim order (each queue's index serves it). */
-export function duePending(queue: LeasedQueue, limit: number) {
-  const [table, status, leaseUntil] = [queue.table, queue.status, queue.leaseUntil].map((name) => sql.raw(name))
-  return sql`select ctid from ${table} where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now()) order by created_at limit ${limit}`
-}
-
-/**
- * Milliseconds until a pending row of `queue` may be tried (its lease, also its "not before", ends), 0 when
- * one may be now, or null when none waits.
- */
-export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number | null> {
-  const [status, leaseUntil] = [queue.status, queue.leaseUntil].map((name) => sql.raw(name))
-  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
-    select (extract(epoch from min(coalesce(${leaseUntil}, created_at)) - now()) * 1000)::float8 as ms
-    from ${sql.raw(queue.table)} where ${status} = 'pending'`))
-  // NULL when nothing waits; a negative wait is due now.
-  return row?.ms == null ? null : Math.max(0, Number(row.ms))
-}
+/** The settings `queueTransaction` opens with (the mailers' drizzle transactions run the same text: leased-queue.ts). */
+export const QUEUE_PLAN_SETTINGS = sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
@@ -83,8 +40,8 @@ export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
  * Announces work on `table` at commit for a change its trigger does not see: the trigger hears rows
  * inserted (migration 0056), not an upsert that brought an existing row forward.
  */
-export async function announceWork(db: Db | Tx, table: WorkQueue): Promise<void> {
-  await db.execute(sql`select pg_notify(${workChannel(table)}, '')`)
+export async function announceWork(runner: SqlRunner, table: WorkQueue): Promise<void> {
+  await runner.rows(sql`select pg_notify(${workChannel(table)}, '')`)
 }
 
 /** Tables whose inserts wake loops (each has a `chorus_notify_work` trigger): the one list, which the PGlite bridge listens on too. */

@@ -2,12 +2,9 @@
 // are taken FOR UPDATE SKIP LOCKED and deleted in the same transaction, so any number of dispatchers
 // (processes, the delivery loop) run side by side and each event is fanned out once.
 // The loops that call it run in the background worker (server/background/dispatcher.ts and delivery-loop.ts).
-import { sql } from 'drizzle-orm'
-import type { Db, Tx } from '../db/client.ts'
-import { compiled } from '../db/compiled.ts'
-import { eventDispatch, events } from '../db/schema/index.ts'
+import { sql, type SqlRunner } from '../db/sql-text.ts'
 import { queueTransaction } from '../db/work.ts'
-import { workspacesOf } from './outbox.ts'
+import { workspacesOf, type OutboxEvent } from './outbox-event.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
 
@@ -19,21 +16,22 @@ import { SUBSCRIBERS } from './subscribers.ts'
  * `in (subquery)`, a burst of 30,000 queued events made the planner hash-join the whole queue and all of
  * `events` for each batch of 500 (11 ms, growing with every event ever recorded).
  */
-const takeQueued = compiled('dispatch_take_queued', (db) => {
-  const queued = sql`select ctid from ${eventDispatch} order by ${eventDispatch.eventId} limit ${sql.placeholder('limit')} for update skip locked`
-  const taken = db.$with('taken').as(db.delete(eventDispatch).where(sql`ctid = any(array(${queued}))`).returning({ eventId: eventDispatch.eventId }))
-  return db.with(taken).select().from(events).where(sql`${events.id} = any(array(select ${taken.eventId} from ${taken}))`).orderBy(events.id)
-})
+const takeQueued = (limit: number) => sql`
+  with taken as (
+    delete from event_dispatch where ctid = any(array(select ctid from event_dispatch order by event_id limit ${limit} for update skip locked))
+    returning event_id)
+  select id, workspace_id as "workspaceId", type, data, created_at as "createdAt" from events
+  where id = any(array(select event_id from taken)) order by id`
 
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
-export async function dispatchEvents(db: Db, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
+export async function dispatchEvents(db: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
   return queueTransaction(db, (tx) => dispatchIn(tx, limit, subscribers))
 }
 
 /** `dispatchEvents` inside the caller's queue transaction (the delivery loop claims what it fanned out in the same one). */
-export async function dispatchIn(tx: Tx, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
+export async function dispatchIn(tx: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
   // A queue row always has its event (the queue references events on delete cascade).
-  const rows = await takeQueued(tx).execute({ limit })
+  const rows = await tx.rows<OutboxEvent>(takeQueued(limit))
   if (!rows.length) return 0
   const workspaceIds = workspacesOf(rows)
   // Each subscriber writes its own tables: their statements go out side by side on the transaction's

@@ -13,11 +13,7 @@ export const EVENT_TYPES = [
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-/** An outbox row as subscribers receive it. */
-export type OutboxEvent = typeof events.$inferSelect
-
-/** The workspaces a batch of events belongs to, each once: what every subscriber looks its targets up by. */
-export const workspacesOf = (rows: OutboxEvent[]) => [...new Set(rows.map((row) => row.workspaceId))]
+export { workspacesOf, type OutboxEvent } from './outbox-event.ts'
 
 const insertEvent = compiled('insert_event', (db) =>
   db.insert(events).values({ id: sql.placeholder('id'), workspaceId: sql.placeholder('workspaceId'), type: sql.placeholder('type'), data: sql.placeholder('data') }))

@@ -1,7 +1,6 @@
 import type { Transporter } from 'nodemailer'
 import type { Config } from '../config.ts'
-import type { Db } from '../db/client.ts'
-import { emailOutbox } from '../db/schema/index.ts'
+import { sql, type SqlRunner } from '../db/sql-text.ts'
 import { newId } from './ids.ts'
 import { logHash, type Logger } from './log.ts'
 
@@ -31,16 +30,18 @@ export interface Mailer {
 }
 
 /**
+ * `db` runs the outbox insert (SQL text: the background worker's mail loads no drizzle).
  * SMTP when SMTP_URL is set; otherwise the message is kept in `email_outbox` and logged. nodemailer is
  * loaded on the first message sent: its module graph is ~40 modules and several MiB of every process's
  * memory, and most processes of a busy install never send mail.
  */
-export function createMailer(config: Config, db: Db, log: Logger): Mailer {
+export function createMailer(config: Config, db: SqlRunner, log: Logger): Mailer {
   let transport: Transporter | undefined
   return {
     async send(message) {
       if (!config.smtpUrl) {
-        await db.insert(emailOutbox).values({ id: newId('email'), to: message.to, subject: message.subject, text: message.text, html: message.html ?? null, workspaceId: message.workspaceId ?? null })
+        await db.rows(sql`insert into email_outbox (id, "to", subject, text, html, workspace_id)
+          values (${newId('email')}, ${message.to}, ${message.subject}, ${message.text}, ${message.html ?? null}, ${message.workspaceId ?? null})`)
         // The links only (a developer signs in with them); never the address, the subject or the text,
         // which name people (docs/security.md#end-user-identity).
         log.info('email stored in outbox (SMTP_URL is not set)', { to: logHash(message.to), workspace_id: message.workspaceId ?? null, links: linksIn(message.text) })

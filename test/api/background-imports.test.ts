@@ -43,6 +43,9 @@ describe('the background worker’s import graph', () => {
     const loaded = (await new Promise<string[]>((resolve) => (worker.onmessage = (event) => resolve(event.data)))).map((path) => path.replace(/^.*?\/(server|node_modules)\//, '$1/'))
     worker.terminate()
     expect(loaded).toContain('server/background/worker.ts')
+    // What the idle worker runs its statements on: postgres.js and the SQL-text runner.
+    expect(loaded).toContain('server/db/sql-text.ts')
+    expect(loaded.some((path) => path.startsWith('node_modules/postgres/'))).toBe(true)
     // Loaded when a job, a check or a chat message needs them (bench/worker-modules.ts measures each).
     const lazy: [RegExp, string][] = [
       [/^server\/modules\/imports\/(?!claim\.ts$)/, 'the importer (on the first claimed import)'],
@@ -51,6 +54,10 @@ describe('the background worker’s import graph', () => {
       [/^node_modules\/jose\//, 'jose (identity, behind the post reader)'],
       [/^node_modules\/(nodemailer|markdown-it|mailauth|postal-mime)\//, 'mail transport, Markdown, inbound mail'],
       [/^server\/context\.ts$/, "the app's context (rate limits, the whole AppContext)"],
+      // Its loops run SQL text (server/db/sql-text.ts); drizzle is built when a rare loop's first job needs it.
+      [/^node_modules\/drizzle-orm\//, 'drizzle-orm (the query builder: the worker runs SQL text)'],
+      [/^server\/db\/schema\//, 'the schema (its table objects)'],
+      [/^server\/background\/(mailer|suggester|import-loop)\.ts$/, 'a rare loop (started with its first job, lazy-loop.ts)'],
     ]
     expect(loaded.flatMap((path) => lazy.filter(([pattern]) => pattern.test(path)).map(([, what]) => `${path} (${what})`))).toEqual([])
   }, 30_000)

@@ -23,7 +23,7 @@ beforeAll(async () => {
   ws = await workspaceFixture(h)
   other = await workspaceFixture(h)
   // Sign-in mail stays in the outbox for the fixtures; changelog mail goes through a real SMTP server.
-  h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.db, h.ctx.log)
+  h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.ctx.database.sql, h.ctx.log)
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, ws.id, 'secret', true)
   await boardFixture(h, other.id, 'ideas')

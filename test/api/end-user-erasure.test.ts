@@ -53,9 +53,9 @@ beforeAll(async () => {
   ids.comment = comment.body.id
   // A member told of it by e-mail, and a receiver that echoed a payload into the delivery log.
   expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created', 'comment.created'], channel: 'email' })).status).toBe(201)
-  const outbox = await h.db.select().from(events).where(eq(events.workspaceId, ws.id))
-  await notifySubscribers(h.db, outbox)
-  await h.db.transaction((tx) => fanOutPostUpdates(tx, outbox))
+  const outbox = (await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).map((event) => ({ ...event, createdAt: event.createdAt.toISOString() }))
+  await notifySubscribers(h.database.sql, outbox)
+  await h.database.sql.transaction((tx) => fanOutPostUpdates(tx, outbox))
   const hook = await ws.owner.post(`/api/v1/workspaces/${ws.slug}/webhooks`, { url: 'http://127.0.0.1:9/hook', events: ['post.created', 'end_user.erased'] })
   expect(hook.status).toBe(201)
   ids.hook = hook.body.id

@@ -83,8 +83,8 @@ async function populatedWorkspace(name: string) {
   expect((await member.client.post(`/api/v1/posts/${byKey.body.id}/votes`, {}, { headers: { 'x-workspace': ws.slug } })).status).toBe(200)
   expect((await api.post(`/api/v1/posts/${byKey.body.id}/votes`, { email: `customer-${ws.slug}@example.com` })).status).toBe(200)
   // Fan-out and a delivery attempt, as the runner would make them.
-  const outbox = await h.db.select().from(events).where(eq(events.workspaceId, ws.id))
-  await notifySubscribers(h.db, outbox)
+  const outbox = (await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).map((event) => ({ ...event, createdAt: event.createdAt.toISOString() }))
+  await notifySubscribers(h.database.sql, outbox)
   await h.db.insert(webhookDeliveries).values({ webhookId: webhook.body.id, eventId: outbox[0]!.id })
   await h.db.insert(webhookDeliveryLogs).values({ id: newId('deliveryLog'), webhookId: webhook.body.id, eventId: outbox[0]!.id, eventType: outbox[0]!.type, attempt: 1, success: false, durationMs: 3, responseBody: name })
   const token = (await ws.owner.get(`/api/v1/workspaces/${ws.slug}`)).body.email_intake_token
@@ -178,7 +178,7 @@ describe('account deletion', () => {
     expect((await user.post(`/api/v1/posts/${shared.postId}/comments`, { body: 'Leaver comment' }, { headers: { 'x-workspace': shared.ws.slug } })).status).toBe(201)
     expect((await user.post(`/api/v1/posts/${shared.postId}/votes`, {}, { headers: { 'x-workspace': shared.ws.slug } })).status).toBe(200)
     expect((await user.post(`/api/v1/workspaces/${shared.ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'in_app' })).status).toBe(201)
-    await notifySubscribers(h.db, await h.db.select().from(events).where(eq(events.workspaceId, shared.ws.id)))
+    await notifySubscribers(h.database.sql, (await h.db.select().from(events).where(eq(events.workspaceId, shared.ws.id))).map((event) => ({ ...event, createdAt: event.createdAt.toISOString() })))
     // A workspace they alone belong to, and one they own with another member.
     soloSlug = `solo-${Date.now().toString(36)}`
     const solo = await user.post('/api/v1/workspaces', { name: 'Solo', slug: soloSlug })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Glob } from 'bun'
 import { eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf } from '../../server/db/client.ts'
+import { sql as text, type SqlRunner } from '../../server/db/sql-text.ts'
 import { eventDispatch, events, notificationEvents, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
 import { dispatchEvents } from '../../server/events/dispatch.ts'
 import type { EventSubscriber } from '../../server/events/subscriber.ts'
@@ -41,14 +42,14 @@ describe('happy', () => {
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(1)
     const seen: string[] = []
     const spy: EventSubscriber = { name: 'spy', fanOut: async (_tx, rows) => void seen.push(...rows.map((row) => row.id)) }
-    expect(await dispatchEvents(h.db, 500, [...SUBSCRIBERS, spy])).toBeGreaterThanOrEqual(1)
+    expect(await dispatchEvents(h.database.sql, 500, [...SUBSCRIBERS, spy])).toBeGreaterThanOrEqual(1)
     expect(seen).toContain(event.id)
     expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toMatchObject([{ webhookId, status: 'pending' }])
     // The fixture's in-app subscription, and the owner's default daily e-mail digest.
     const notified = await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))
     expect(notified.map((row) => `${row.channel}/${row.digest ? 'daily' : 'instant'}/${row.eventType}`).sort()).toEqual(['email/daily/post.created', 'in_app/instant/post.created'])
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(0)
-    expect(await dispatchEvents(h.db)).toBe(0)
+    expect(await dispatchEvents(h.database.sql)).toBe(0)
   })
 })
 
@@ -63,14 +64,14 @@ describe('size', () => {
       // The take and the fan-out are planned for today's table sizes, never by a generic plan cached while
       // the queue was small (postgres.js prepares every statement); the settings end with the transaction.
       const planning: string[] = []
-      const setting = async (db: Pick<typeof h.db, 'execute'>) =>
-        rowsOf<{ mode: string; sort: string }>(await db.execute(sql`select current_setting('plan_cache_mode') as mode, current_setting('enable_sort') as sort`))[0]!
+      const setting = async (db: SqlRunner) =>
+        (await db.rows<{ mode: string; sort: string }>(text`select current_setting('plan_cache_mode') as mode, current_setting('enable_sort') as sort`))[0]!
       const spy: EventSubscriber = { name: 'spy', fanOut: async (tx) => { const now = await setting(tx); planning.push(now.mode, now.sort) } }
-      expect(await dispatchEvents(h.db, 1, [spy])).toBe(1)
+      expect(await dispatchEvents(h.database.sql, 1, [spy])).toBe(1)
       expect(planning).toEqual(['force_custom_plan', 'off'])
-      expect(await setting(h.db)).toEqual({ mode: 'auto', sort: 'on' })
-      expect(await dispatchEvents(h.db, 1)).toBe(1)
-      const take = h.queries.find((query) => query.includes('delete from "event_dispatch"'))!
+      expect(await setting(h.database.sql)).toEqual({ mode: 'auto', sort: 'on' })
+      expect(await dispatchEvents(h.database.sql, 1)).toBe(1)
+      const take = h.queries.find((query) => query.includes('delete from event_dispatch'))!
       expect(take).toBeDefined()
       for (const settings of [sql`select 1`, sql`select set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`]) {
         const plan = await h.db.transaction(async (tx) => {
@@ -90,12 +91,12 @@ describe('errors', () => {
   test('a failing subscriber rolls the whole batch back: nothing half-delivered, the event stays queued', async () => {
     const event = await newPost('Rolled back')
     const broken: EventSubscriber = { name: 'broken', fanOut: async () => { throw new Error('subscriber down') } }
-    await expect(dispatchEvents(h.db, 500, [...SUBSCRIBERS, broken])).rejects.toThrow('subscriber down')
+    await expect(dispatchEvents(h.database.sql, 500, [...SUBSCRIBERS, broken])).rejects.toThrow('subscriber down')
     expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toHaveLength(0)
     expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toHaveLength(0)
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(1)
     // The next dispatch delivers it once.
-    await dispatchEvents(h.db)
+    await dispatchEvents(h.database.sql)
     expect(await h.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, [event.id]))).toHaveLength(1)
   })
 })

@@ -170,7 +170,7 @@ describe('logs carry no e-mail address and no name (finding 7)', () => {
     const log = { debug: () => {}, warn: () => {}, error: () => {}, info: (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ msg, ...fields })) }
     const fresh = await freshPostgresDatabase('chorus_outbox_log', 'The outbox log test')
     try {
-      const mailer = createMailer(getConfig({ SECRET_KEY: TEST_SECRET, BASE_URL: BASE }), fresh.database.db, log)
+      const mailer = createMailer(getConfig({ SECRET_KEY: TEST_SECRET, BASE_URL: BASE }), fresh.database.sql, log)
       await mailer.send({ to: 'dorothy.vaughan@outbox-logs.example', subject: 'Dorothy Vaughan, sign in', text: 'Hello Dorothy Vaughan: https://chorus.example/auth?token=abc' })
       expect(lines).toHaveLength(1)
       expect(lines[0]).toContain('https://chorus.example/auth?token=abc')

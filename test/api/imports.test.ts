@@ -395,7 +395,7 @@ describe('an interrupted import', () => {
     const ws = await workspaceFixture(h)
     const created = await upload(ws.owner, ws.slug, 'csv', { file: 'three-posts.csv' })
     const live = newOwner()
-    await h.db.execute(lockOwnerSql(live))
+    await h.database.sql.rows(lockOwnerSql(live))
     const claimed = await claimImport(h.db, live, LOCK_SPACE)
     expect(claimed?.id).toBe(created.body.id)
     expect(await claimImport(h.db, newOwner(), LOCK_SPACE)).toBeNull()

@@ -113,14 +113,14 @@ describe('happy', () => {
   test('replies to a notification e-mail are threaded as comments (the recipient as member, others as end users)', async () => {
     const smtp = await startSmtp()
     const defaultMail = h.ctx.mail
-    h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.db, h.ctx.log)
+    h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.ctx.database.sql, h.ctx.log)
     let runner: WebhookRunner | undefined
     let mailer: ReturnType<typeof startMailer> | undefined
     let dispatcher: ReturnType<typeof startEventDispatcher> | undefined
     try {
       expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
       // The background work of a server process: fan-out, deliveries, mail.
-      dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
+      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
       runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
       await runner.ready()
       mailer = startMailer(h.ctx)

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   await boardFixture(h, ws.id, 'bugs')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
-  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
+  dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 60_000)
@@ -186,7 +186,7 @@ describe('happy', () => {
     const post = await newPost('Claimed, then the process crashed')
     // What a dying process leaves behind: the event fanned out and its chat job leased to an owner
     // that holds no advisory lock any more.
-    await dispatchEvents(h.db)
+    await dispatchEvents(h.database.sql)
     h.queries.length = 0
     const leased = await claimChatDeliveries(h.db, newOwner(), 10)
     // The lease runs in a queue transaction (server/db/work.ts): planned for the queue's size today.
@@ -195,7 +195,7 @@ describe('happy', () => {
     expect(leased.map((job) => job.event.data)).toEqual([expect.objectContaining({ post: expect.objectContaining({ id: post.id }) })])
     const [job] = await h.db.select().from(chatDeliveries).where(eq(chatDeliveries.eventId, leased[0]!.eventId))
     expect(job!.leaseOwner).not.toBeNull()
-    dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
+    dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
     runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
     await runner.ready()
     const messages = await chat.waitForMessages('C0000FEED', sent + 1, 5000)

@@ -35,7 +35,7 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
-  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
+  dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
   mailer = startMailer(h.ctx)
 }, 60_000)
 afterAll(async () => {
@@ -131,7 +131,7 @@ describe('happy', () => {
   test('notification e-mail from a verified domain is DKIM-signed and verifies against the published key', async () => {
     const smtp = await startSmtp()
     const defaultMail = h.ctx.mail
-    h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.db, h.ctx.log)
+    h.ctx.mail = createMailer({ ...h.ctx.config, smtpUrl: smtp.url }, h.ctx.database.sql, h.ctx.log)
     try {
       await api.post('/api/v1/boards/ideas/posts', { title: 'Signed' })
       const mail = await smtp.waitFor(ownerEmail())

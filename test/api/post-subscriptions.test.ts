@@ -20,7 +20,7 @@ let other: WorkspaceFixture
 let api: TestClient
 let loops: { stop(): Promise<void> }[] = []
 const startLoops = () => {
-  loops = [startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.ctx.database.listenForWork }), startMailer(h.ctx)]
+  loops = [startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.ctx.database.listenForWork }), startMailer(h.ctx)]
 }
 const stopLoops = async () => { for (const loop of loops) await loop.stop() }
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { and, eq, sql } from 'drizzle-orm'
 import { rowsOf } from '../../server/db/client.ts'
 import { emailOutbox, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
-import { duePending, queueTransaction } from '../../server/db/work.ts'
+import { duePending, drizzleQueueTransaction as queueTransaction } from '../../server/db/leased-queue.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { CHANGELOG_MAIL_QUEUE } from '../../server/modules/changelog/mail.ts'
 import { NOTIFICATION_MAIL_QUEUE } from '../../server/modules/notifications/mailer.ts'
@@ -32,7 +32,7 @@ beforeAll(async () => {
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   receiver = await startReceiver()
   expect((await ws.owner.post(`/api/v1/workspaces/${ws.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
-  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork, pollMs: BACKSTOP })
+  dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork, pollMs: BACKSTOP })
   mailer = startMailer(h.ctx, { pollMs: BACKSTOP })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, pollMs: BACKSTOP })
   await runner.ready()

@@ -40,7 +40,7 @@ beforeAll(async () => {
   key = await ws.key()
   receiver = await startReceiver()
   // As in a server process: the dispatcher fans events out, the runner's loop delivers.
-  dispatcher = startEventDispatcher({ db: h.db, log: h.ctx.log, listenForWork: h.database.listenForWork })
+  dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
   runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
   await runner.ready()
 }, 180_000)

@@ -1,12 +1,10 @@
-// The suggestion step, off the create request: the dispatcher's fan-out (events/dispatch.ts) queues a
+// The suggestion step, off the create request: the dispatcher's fan-out (check-subscriber.ts) queues a
 // `duplicate_checks` row for every `post.created`, and the background worker's suggester loop
 // (server/background/suggester.ts) claims rows with a lease and runs `suggestDuplicates` for each. A crash
 // mid-check leaves the lease to expire and the check runs again (the pair index makes that harmless).
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
-import { queueTransaction } from '../../db/work.ts'
-import type { OutboxEvent } from '../../events/outbox.ts'
-import type { EventSubscriber } from '../../events/subscriber.ts'
+import { drizzleQueueTransaction as queueTransaction } from '../../db/leased-queue.ts'
 import type { Language } from '../../lib/language.ts'
 import { foldTermDeltas } from './term-counts.ts'
 
@@ -14,18 +12,6 @@ import { foldTermDeltas } from './term-counts.ts'
 const LEASE_SECONDS = 60
 /** A check that failed this many times is dropped (logged): the suggestion is a help, never a duty. */
 const MAX_ATTEMPTS = 3
-
-export const duplicateCheckSubscriber: EventSubscriber = {
-  name: 'duplicate-checks',
-  async fanOut(tx: Tx, events: OutboxEvent[]) {
-    const created = events.filter((event) => event.type === 'post.created').map((event) => (event.data as { post?: { id?: string } }).post?.id).filter((id): id is string => !!id)
-    if (!created.length) return
-    // The post may be gone by dispatch time; a foreign-key error would fail the whole batch.
-    await tx.execute(sql`insert into duplicate_checks (post_id, workspace_id)
-      select p.id, p.workspace_id from posts p where p.id = any(${sql.param(created)}::text[]) and p.merged_into_id is null
-      on conflict do nothing`)
-  },
-}
 
 interface Claimed { post_id: string; workspace_id: string; attempts: number; title: string; body: string; language: Language; board_id: string; label_ids: string[] }
 

@@ -1,15 +1,15 @@
 // Chat delivery, as one more kind of job of the background delivery loop: the dispatcher fans each
-// outbox event out to the matching channel mappings (in its transaction), the loop (server/background/)
+// outbox event out to the matching channel mappings (chat-fanout.ts), the loop (server/background/)
 // leases due jobs with the shared claim, sends them, and records each attempt with the webhook retry schedule.
+// The worker loads this module (and drizzle with it) with its first claimed chat job (background/chat-queue.ts).
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import { anyOf, type Db, type Tx } from '../../db/client.ts'
-import { compiled } from '../../db/compiled.ts'
-import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, events, integrations, posts, workspaces } from '../../db/schema/index.ts'
+import { anyOf, runnerOf, type Db } from '../../db/client.ts'
+import { chatChannelMappings, chatDeliveries, chatDeliveryLogs, integrations, workspaces } from '../../db/schema/index.ts'
 import { newId } from '../../lib/ids.ts'
-import { CHAT_JOBS, claimDue } from '../../background/leases.ts'
+import { leaseChatJobs, type ChatClaim } from './chat-lease.ts'
+import { sql as text } from '../../db/sql-text.ts'
 import { outcomeOf } from '../webhooks/queue.ts'
-import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
-import type { EventSubscriber } from '../../events/subscriber.ts'
+import type { OutboxEvent } from '../../events/outbox-event.ts'
 import { postChatMessage } from './chat-api.ts'
 import { chatMessage, type MessagePost } from './message.ts'
 import { ProviderError } from './provider-http.ts'
@@ -17,36 +17,6 @@ import { accessToken, isRevoked, markRevoked, type Integration, type Integration
 import { portalPostUrl } from '../portal/links.ts'
 
 type Data = Record<string, any>
-
-/** The board an event belongs to: on the post it carries, else on the post it names. */
-const boardOfEvent = (data: Data, boardsByPost: Map<string, string>) =>
-  (data.post?.board_id as string | undefined) ?? boardsByPost.get(String(data.post_id ?? ''))
-
-// Compiled: every batch the dispatcher takes runs it.
-const activeMappings = compiled('fanout_chat_mappings', (db) => db
-  .select({ id: chatChannelMappings.id, workspaceId: chatChannelMappings.workspaceId, boardId: chatChannelMappings.boardId, events: chatChannelMappings.events })
-  .from(chatChannelMappings)
-  .innerJoin(integrations, and(eq(integrations.id, chatChannelMappings.integrationId), eq(integrations.status, 'active')))
-  .where(anyOf(chatChannelMappings.workspaceId, sql.placeholder('workspaceIds'))))
-
-/** One job per matching mapping of an active chat connection, in the dispatcher's transaction. */
-export async function queueChatDeliveries(tx: Db | Tx, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
-  if (!workspaceIds.length) return
-  const mappings = await activeMappings(tx).execute({ workspaceIds })
-  if (!mappings.length) return
-  const postIds = [...new Set(rows.map((row) => (row.data as Data).post?.board_id ? undefined : (row.data as Data).post_id).filter((id): id is string => typeof id === 'string'))]
-  const boardsByPost = new Map(postIds.length
-    ? (await tx.select({ id: posts.id, boardId: posts.boardId }).from(posts).where(anyOf(posts.id, postIds))).map((row) => [row.id, row.boardId])
-    : [])
-  const jobs = rows.flatMap((event) => mappings
-    .filter((mapping) => mapping.workspaceId === event.workspaceId && mapping.events.includes(event.type)
-      && (mapping.boardId === null || mapping.boardId === boardOfEvent(event.data as Data, boardsByPost)))
-    .map((mapping) => ({ mappingId: mapping.id, eventId: event.id })))
-  if (jobs.length) await tx.insert(chatDeliveries).values(jobs).onConflictDoNothing()
-}
-
-/** Chat as an outbox subscriber (server/events/subscribers.ts). */
-export const chatSubscriber: EventSubscriber = { name: 'chat', fanOut: queueChatDeliveries }
 
 export interface ChatJob {
   mappingId: string
@@ -59,16 +29,22 @@ export interface ChatJob {
   event: OutboxEvent
 }
 
+/** Leases due chat jobs and reads what sending them needs. */
 export async function claimChatDeliveries(db: Db, owner: number, limit: number): Promise<ChatJob[]> {
-  const due = await claimDue(db, CHAT_JOBS, owner, limit, (tx, claimed: { mapping_id: string; event_id: string; attempts: number }[]) => Promise.all([
-    tx.select({ mapping: chatChannelMappings, integration: integrations, slug: workspaces.slug }).from(chatChannelMappings)
+  return chatJobsOf(db, await leaseChatJobs(runnerOf(db), owner, limit))
+}
+
+/** What sending leased chat jobs needs, read once the lease has committed (the lease holds the jobs meanwhile). */
+export async function chatJobsOf(db: Db, claimed: ChatClaim[]): Promise<ChatJob[]> {
+  if (!claimed.length) return []
+  const [mappingRows, eventRows] = await Promise.all([
+    db.select({ mapping: chatChannelMappings, integration: integrations, slug: workspaces.slug }).from(chatChannelMappings)
       .innerJoin(integrations, eq(integrations.id, chatChannelMappings.integrationId))
       .innerJoin(workspaces, eq(workspaces.id, chatChannelMappings.workspaceId))
       .where(anyOf(chatChannelMappings.id, [...new Set(claimed.map((row) => row.mapping_id))])),
-    tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
-  ]))
-  if (!due) return []
-  const { claimed, read: [mappingRows, eventRows] } = due
+    runnerOf(db).rows<OutboxEvent>(text`select id, workspace_id as "workspaceId", type, data, created_at as "createdAt" from events
+      where id = any(${[...new Set(claimed.map((row) => row.event_id))]}::text[])`),
+  ])
   const mappingsById = new Map(mappingRows.map((row) => [row.mapping.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))
   // A mapping deleted since the claim took its jobs with it (cascade): nothing to send.

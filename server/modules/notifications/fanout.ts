@@ -1,11 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm'
-import { anyOf, type Db, type Tx } from '../../db/client.ts'
-import { compiled } from '../../db/compiled.ts'
-import { members, notificationEvents, notificationSubscriptions } from '../../db/schema/index.ts'
-import { workspacesOf, type OutboxEvent } from '../../events/outbox.ts'
+// Notification rows fanned out from outbox events in the dispatcher's transaction, as SQL text: the
+// background worker's fan-out loads no drizzle (server/db/sql-text.ts).
+import { sql, type SqlRunner } from '../../db/sql-text.ts'
+import { workspacesOf, type OutboxEvent } from '../../events/outbox-event.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import { newId } from '../../lib/ids.ts'
 import { notifyMentions } from './mentions.ts'
+import { insertNotificationRows } from './rows.ts'
 
 type Data = Record<string, any>
 
@@ -27,37 +27,34 @@ export function describeEvent(type: string, data: Data): string {
   }
 }
 
-// Compiled: every batch the dispatcher takes runs it.
-const activeSubscriptions = compiled('fanout_notification_subscriptions', (db) => db
-  .select({ subscription: notificationSubscriptions })
-  .from(notificationSubscriptions)
-  .innerJoin(members, and(eq(members.workspaceId, notificationSubscriptions.workspaceId), eq(members.userId, notificationSubscriptions.userId), eq(members.status, 'active')))
-  .where(and(anyOf(notificationSubscriptions.workspaceId, sql.placeholder('workspaceIds')), eq(notificationSubscriptions.enabled, true))))
+type Subscription = { id: string; workspace_id: string; user_id: string; events: string[]; channel: string; delivery: string }
 
 /**
  * Notification events for every active member subscribed to each event's kind, written in the
  * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts).
  */
-export async function notifySubscribers(tx: Db | Tx, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
+export async function notifySubscribers(tx: SqlRunner, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
   if (!workspaceIds.length) return
   await notifyMentions(tx, rows)
-  const subscriptions = await activeSubscriptions(tx).execute({ workspaceIds })
-  const values = rows.flatMap((event) => subscriptions
-    .filter(({ subscription }) => subscription.workspaceId === event.workspaceId && subscription.events.includes(event.type))
-    .map(({ subscription }) => ({
+  const subscriptions = await tx.rows<Subscription>(sql`
+    select s.id, s.workspace_id, s.user_id, s.events, s.channel, s.delivery from notification_subscriptions s
+    join members m on m.workspace_id = s.workspace_id and m.user_id = s.user_id and m.status = 'active'
+    where s.workspace_id = any(${workspaceIds}::text[]) and s.enabled`)
+  await insertNotificationRows(tx, rows.flatMap((event) => subscriptions
+    .filter((subscription) => subscription.workspace_id === event.workspaceId && subscription.events.includes(event.type))
+    .map((subscription) => ({
       id: newId('notificationEvent'),
-      workspaceId: event.workspaceId,
-      userId: subscription.userId,
-      subscriptionId: subscription.id,
-      eventId: event.id,
-      eventType: event.type,
+      workspace_id: event.workspaceId,
+      user_id: subscription.user_id,
+      subscription_id: subscription.id,
+      event_id: event.id,
+      event_type: event.type,
       channel: subscription.channel,
       subject: describeEvent(event.type, event.data as Data),
       data: event.data,
-      emailStatus: subscription.channel === 'email' ? ('pending' as const) : null,
+      email_status: subscription.channel === 'email' ? ('pending' as const) : null,
       digest: subscription.delivery === 'daily',
-    })))
-  if (values.length) await tx.insert(notificationEvents).values(values).onConflictDoNothing()
+    }))))
 }
 
 export const notificationSubscriber: EventSubscriber = { name: 'notifications', fanOut: notifySubscribers }

@@ -10,7 +10,7 @@ import { withWorkspaceLogo } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
-import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/work.ts'
+import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/leased-queue.ts'
 import { handleDigestRows } from './digest.ts'
 
 const MAX_ATTEMPTS = 5

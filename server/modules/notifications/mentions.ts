@@ -1,11 +1,10 @@
 // `@mention` of a member in an internal note: the member is e-mailed, whatever their subscriptions say.
 // A mention is `@` followed by the member's e-mail address, the part of it before the @, or their name
 // (case-insensitive), and not followed by another letter or digit: `@ada` is Ada, not Adam.
-import { and, eq, inArray } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client.ts'
-import { members, notificationEvents, posts, users } from '../../db/schema/index.ts'
-import type { OutboxEvent } from '../../events/outbox.ts'
+import { sql, type SqlRunner } from '../../db/sql-text.ts'
+import type { OutboxEvent } from '../../events/outbox-event.ts'
 import { newId } from '../../lib/ids.ts'
+import { insertNotificationRows } from './rows.ts'
 
 type Data = Record<string, any>
 
@@ -13,15 +12,15 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 const mentions = (body: string, handle: string) => new RegExp(`(^|[^\\p{L}\\p{N}@])@${escapeRegExp(handle)}(?![\\p{L}\\p{N}])`, 'iu').test(body)
 
 /** Notification rows (e-mail, pending) for members mentioned in the batch's internal notes; written before subscriptions' rows, so a mention wins. */
-export async function notifyMentions(tx: Db | Tx, rows: OutboxEvent[]) {
+export async function notifyMentions(tx: SqlRunner, rows: OutboxEvent[]) {
   const notes = rows.filter((event) => event.type === 'comment.created' && (event.data as Data).comment?.internal && String((event.data as Data).comment?.body ?? '').includes('@'))
   if (!notes.length) return
   const workspaceIds = [...new Set(notes.map((event) => event.workspaceId))]
-  const team = await tx.select({ workspaceId: members.workspaceId, userId: users.id, email: users.email, name: users.name })
-    .from(members).innerJoin(users, eq(users.id, members.userId))
-    .where(and(inArray(members.workspaceId, workspaceIds), eq(members.status, 'active')))
+  const team = await tx.rows<{ workspaceId: string; userId: string; email: string; name: string | null }>(sql`
+    select m.workspace_id as "workspaceId", u.id as "userId", u.email, u.name from members m join users u on u.id = m.user_id
+    where m.workspace_id = any(${workspaceIds}::text[]) and m.status = 'active'`)
   const postIds = [...new Set(notes.map((event) => (event.data as Data).post_id as string))]
-  const titles = new Map((await tx.select({ id: posts.id, title: posts.title }).from(posts).where(inArray(posts.id, postIds))).map((post) => [post.id, post.title]))
+  const titles = new Map((await tx.rows<{ id: string; title: string }>(sql`select id, title from posts where id = any(${postIds}::text[])`)).map((post) => [post.id, post.title]))
   const values = notes.flatMap((event) => {
     const data = event.data as Data
     const body = String(data.comment.body)
@@ -31,16 +30,17 @@ export async function notifyMentions(tx: Db | Tx, rows: OutboxEvent[]) {
       .filter((member) => [member.email, member.email.split('@')[0]!, member.name].some((handle) => handle && mentions(body, handle)))
       .map((member) => ({
         id: newId('notificationEvent'),
-        workspaceId: event.workspaceId,
-        userId: member.userId,
-        subscriptionId: null,
-        eventId: event.id,
-        eventType: event.type,
-        channel: 'email' as const,
+        workspace_id: event.workspaceId,
+        user_id: member.userId,
+        subscription_id: null,
+        event_id: event.id,
+        event_type: event.type,
+        channel: 'email',
         subject: `${author.name} mentioned you on "${titles.get(data.post_id) ?? 'a post'}": ${body.slice(0, 80)}`,
         data: event.data,
-        emailStatus: 'pending' as const,
+        email_status: 'pending' as const,
+        digest: false,
       }))
   })
-  if (values.length) await tx.insert(notificationEvents).values(values).onConflictDoNothing()
+  await insertNotificationRows(tx, values)
 }

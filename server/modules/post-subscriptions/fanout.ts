@@ -1,19 +1,20 @@
 // Who follows a post, and what they have to hear, worked out from the outbox in the dispatcher's
 // transaction (events/dispatch.ts): authors, voters and public commenters are subscribed as their
 // events pass, and a status change, a public team reply or a merge queues one `subscriber_updates` row
-// per subscriber, which the sender (mail.ts) batches per end user. Plain SQL, set-based: a status change
+// per subscriber, which the sender (mail.ts) batches per end user. SQL text (server/db/sql-text.ts), set-based: a status change
 // on a post with 10,000 subscribers is one INSERT ... SELECT.
-import { sql } from 'drizzle-orm'
-import { rowsOf, type Tx } from '../../db/client.ts'
-import type { OutboxEvent } from '../../events/outbox.ts'
+import { sql, type SqlRunner } from '../../db/sql-text.ts'
+import type { OutboxEvent } from '../../events/outbox-event.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import type { SubscriptionReason, UpdateKind } from '../../db/schema/index.ts'
+
+type Tx = SqlRunner
 
 type Data = Record<string, any>
 
 function subscribe(tx: Tx, event: OutboxEvent, postId: string, endUserId: string, reason: SubscriptionReason) {
   // An end user who unsubscribed keeps the row (and stays unsubscribed) whatever they do next on the post.
-  return tx.execute(sql`
+  return tx.rows(sql`
     insert into post_subscriptions (post_id, end_user_id, workspace_id, reason)
     select ${postId}, ${endUserId}, ${event.workspaceId}, ${reason}
     -- Either may be gone by the time the event is dispatched; a foreign-key error would fail the whole batch.
@@ -29,7 +30,7 @@ function subscribe(tx: Tx, event: OutboxEvent, postId: string, endUserId: string
  * end user, whose own product may tell them through `end_user.notified`), not unsubscribed, not bounced.
  */
 function queueUpdates(tx: Tx, event: OutboxEvent, postId: string, kind: UpdateKind, data: Data) {
-  return tx.execute(sql`
+  return tx.rows(sql`
     insert into subscriber_updates (event_id, end_user_id, workspace_id, post_id, kind, data)
     select ${event.id}, s.end_user_id, s.workspace_id, s.post_id, ${kind}, ${JSON.stringify(data)}::jsonb
     from post_subscriptions s join end_users eu on eu.id = s.end_user_id
@@ -52,7 +53,7 @@ async function fanOutOne(tx: Tx, event: OutboxEvent) {
     case 'vote.deleted':
       // Taking a vote back stops what the vote subscribed to (an author or commenter stays subscribed).
       if (data.vote?.voter?.type === 'end_user') {
-        await tx.execute(sql`delete from post_subscriptions where post_id = ${data.vote.post_id} and end_user_id = ${data.vote.voter.id} and reason = 'voter' and unsubscribed_at is null`)
+        await tx.rows(sql`delete from post_subscriptions where post_id = ${data.vote.post_id} and end_user_id = ${data.vote.voter.id} and reason = 'voter' and unsubscribed_at is null`)
       }
       return
     case 'comment.created': {
@@ -60,7 +61,7 @@ async function fanOutOne(tx: Tx, event: OutboxEvent) {
       if (!comment || comment.internal) return
       if (comment.author?.type === 'end_user' && comment.author.id) return void await subscribe(tx, event, data.post_id, comment.author.id, 'commenter')
       if (comment.author?.type !== 'team') return
-      const [post] = rowsOf<Data>(await tx.execute(sql`select id, title from posts where id = ${data.post_id}`))
+      const [post] = await tx.rows<Data>(sql`select id, title from posts where id = ${data.post_id}`)
       if (!post) return
       await queueUpdates(tx, event, data.post_id, 'reply', { post: postRef(post), comment: { id: comment.id, body: comment.body, author: comment.author } })
       return
@@ -70,7 +71,7 @@ async function fanOutOne(tx: Tx, event: OutboxEvent) {
       return
     case 'post.merged': {
       // The source's subscribers follow the target from now on (keeping an unsubscribe), then hear of the merge.
-      await tx.execute(sql`
+      await tx.rows(sql`
         insert into post_subscriptions (post_id, end_user_id, workspace_id, reason, unsubscribed_at)
         select ${data.into.id}, end_user_id, workspace_id, 'merged', unsubscribed_at from post_subscriptions
         where post_id = ${data.post.id} and exists (select 1 from posts where id = ${data.into.id})

@@ -1,10 +1,8 @@
 // The durable side of webhook delivery: its claim (on the shared lease, server/background/leases.ts) and
 // the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
 // over the database, run by the background worker's delivery loop (server/background/).
-import { and, eq, sql } from 'drizzle-orm'
-import { anyOf, type Db, type Tx } from '../../db/client.ts'
 import { claimDue, claimDueIn, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
-import { events, webhookDeliveries, webhooks } from '../../db/schema/index.ts'
+import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
@@ -17,7 +15,7 @@ export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5
 const MAX_RETRY_AFTER_MS = 24 * HOUR
 
 /** Milliseconds until the next webhook delivery falls due, or null (leases.ts `msUntilDue`). */
-export const msUntilWebhookDue = (db: Db) => msUntilDue(db, WEBHOOK_JOBS)
+export const msUntilWebhookDue = (db: SqlRunner) => msUntilDue(db, WEBHOOK_JOBS)
 
 /**
  * Opened signing secrets by sealer and sealed value. A busy endpoint's secret is opened once, not once per claim
@@ -41,20 +39,25 @@ function openSecret(secrets: Sealer, sealed: string, context: string): Promise<s
 }
 
 type ClaimedRow = { webhook_id: string; event_id: string; attempts: number; manual: boolean }
-/** What sending the claimed deliveries needs: their endpoints and their events. */
-const readClaimed = (tx: Tx, claimed: ClaimedRow[]) => Promise.all([
-  tx.select().from(webhooks).where(anyOf(webhooks.id, [...new Set(claimed.map((row) => row.webhook_id))])),
-  tx.select().from(events).where(anyOf(events.id, [...new Set(claimed.map((row) => row.event_id))])),
+type EndpointRow = { id: string; url: string; secret: string; previous_secret: string | null; previous_live: boolean }
+type EventRow = { id: string; type: string; workspace_id: string; data: unknown; created_at: string }
+/** What sending the claimed deliveries needs: their endpoints (with whether a rotated-out secret still signs) and their events. */
+const readClaimed = (tx: SqlRunner, claimed: ClaimedRow[]) => Promise.all([
+  tx.rows<EndpointRow>(sql`select id, url, secret, previous_secret, coalesce(previous_secret_expires_at > now(), false) as previous_live
+    from webhooks where id = any(${[...new Set(claimed.map((row) => row.webhook_id))]}::text[])`),
+  // The timestamp as JavaScript's toISOString() writes it: the body's bytes are what is signed.
+  tx.rows<EventRow>(sql`select id, type, workspace_id, data, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at
+    from events where id = any(${[...new Set(claimed.map((row) => row.event_id))]}::text[])`),
 ])
 type Claim = { claimed: ClaimedRow[]; read: Awaited<ReturnType<typeof readClaimed>> } | null
 
 /** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
-export async function claimDeliveries(db: Db, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
+export async function claimDeliveries(db: SqlRunner, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
   return jobsOf(await claimDue(db, WEBHOOK_JOBS, owner, limit, readClaimed), secrets)
 }
 
 /** `claimDeliveries` inside the caller's queue transaction (leases.ts `claimDueIn`): the jobs may be sent once it commits. */
-export async function claimDeliveriesIn(tx: Tx, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
+export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
   return jobsOf(await claimDueIn(tx, WEBHOOK_JOBS, owner, limit, readClaimed), secrets)
 }
 
@@ -63,12 +66,11 @@ async function jobsOf(due: Claim, secrets: Sealer): Promise<DeliveryJob[]> {
   const { claimed, read: [endpointRows, eventRows] } = due
   const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
   const eventsById = new Map(eventRows.map((row) => [row.id, row]))
-  const now = Date.now()
   // An endpoint deleted since the claim took its deliveries with it (cascade): nothing to send.
   const live = claimed.filter((row) => endpointsById.has(row.webhook_id) && eventsById.has(row.event_id))
   const signingSecrets = (endpoint: typeof endpointRows[number]) => {
     const sealed = [endpoint.secret]
-    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) sealed.push(endpoint.previousSecret)
+    if (endpoint.previous_secret && endpoint.previous_live) sealed.push(endpoint.previous_secret)
     return Promise.all(sealed.map((secret) => openSecret(secrets, secret, sealContext.webhookSecret(endpoint.id))))
   }
   return Promise.all(live.map(async (row) => {
@@ -83,7 +85,7 @@ async function jobsOf(due: Claim, secrets: Sealer): Promise<DeliveryJob[]> {
       manual: row.manual,
       url: endpoint.url,
       secrets: signing,
-      body: JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), workspace_id: event.workspaceId, data: event.data }),
+      body: JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at, workspace_id: event.workspace_id, data: event.data }),
     }
   }))
 }
@@ -114,13 +116,13 @@ export interface Attempt { job: DeliveryJob; result: AttemptResult }
  * the delivered rows and updates the rest), so recording keeps up with thousands of deliveries a second. A claim
  * lost meanwhile is left to its new owner.
  */
-export async function recordAttempts(db: Db, owner: number, attempts: Attempt[], settings: { retryScale: number; sentBy: string }) {
+export async function recordAttempts(db: SqlRunner, owner: number, attempts: Attempt[], settings: { retryScale: number; sentBy: string }) {
   if (!attempts.length) return
   const outcomes = attempts.map(({ job, result }) => ({ job, result, outcome: outcomeOf(job, result, settings.retryScale) }))
   await db.transaction(async (tx) => {
     // An endpoint deleted while its attempt was in flight takes its logs with it; one such attempt must
     // not sink the batch. FOR SHARE holds the others until the logs are in.
-    const live = await tx.select({ id: webhooks.id }).from(webhooks).where(anyOf(webhooks.id, [...new Set(outcomes.map(({ job }) => job.webhookId))])).for('share')
+    const live = await tx.rows<{ id: string }>(sql`select id from webhooks where id = any(${[...new Set(outcomes.map(({ job }) => job.webhookId))]}::text[]) for share`)
     const kept = new Set(live.map((row) => row.id))
     const rows = outcomes.filter(({ job }) => kept.has(job.webhookId))
     if (!rows.length) return
@@ -131,7 +133,7 @@ export async function recordAttempts(db: Db, owner: number, attempts: Attempt[],
       success: result.success, response_status: result.status, response_body: result.body, error: result.error, duration_ms: result.durationMs,
       status: outcome.status, next_attempt_at: outcome.nextAttemptAt?.toISOString() ?? null,
     })))
-    await tx.execute(sql`
+    await tx.rows(sql`
       with v as (
         select * from json_to_recordset(${batch}::json) as v(id text, webhook_id text, event_id text, event_type text, attempt int, success boolean,
           response_status int, response_body text, error text, duration_ms int, status text, next_attempt_at timestamptz)
@@ -150,14 +152,14 @@ export async function recordAttempts(db: Db, owner: number, attempts: Attempt[],
 }
 
 /** Turns an endpoint off and cancels what it still had pending (re-enabling starts from new events). */
-export async function disableEndpoint(db: Db | Tx, webhookId: string, reason: string | null) {
-  await db.update(webhooks).set({ enabled: false, disabledReason: reason, updatedAt: sql`now()` }).where(eq(webhooks.id, webhookId))
-  await db.update(webhookDeliveries).set({ status: 'canceled', leaseOwner: null, leaseUntil: null, updatedAt: sql`now()` })
-    .where(and(eq(webhookDeliveries.webhookId, webhookId), eq(webhookDeliveries.status, 'pending')))
+export async function disableEndpoint(db: SqlRunner, webhookId: string, reason: string | null) {
+  await db.rows(sql`update webhooks set enabled = false, disabled_reason = ${reason}, updated_at = now() where id = ${webhookId}`)
+  await db.rows(sql`update webhook_deliveries set status = 'canceled', lease_owner = null, lease_until = null, updated_at = now()
+    where webhook_id = ${webhookId} and status = 'pending'`)
 }
 
 /** Gives a claim back untouched (the attempt never happened: the loop stopped first). */
-export async function releaseClaim(db: Db, owner: number, job: Pick<DeliveryJob, 'webhookId' | 'eventId'>) {
-  await db.update(webhookDeliveries).set({ leaseOwner: null, leaseUntil: null })
-    .where(and(eq(webhookDeliveries.webhookId, job.webhookId), eq(webhookDeliveries.eventId, job.eventId), eq(webhookDeliveries.leaseOwner, owner)))
+export async function releaseClaim(db: SqlRunner, owner: number, job: Pick<DeliveryJob, 'webhookId' | 'eventId'>) {
+  await db.rows(sql`update webhook_deliveries set lease_owner = null, lease_until = null
+    where webhook_id = ${job.webhookId} and event_id = ${job.eventId} and lease_owner = ${owner}`)
 }

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client.ts'
+import { runnerOf, type Db } from '../../db/client.ts'
 import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
 import { announceWork } from '../../db/work.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
@@ -56,7 +56,7 @@ export async function updateWebhook(deps: WebhookDeps, workspaceId: string, webh
   const current = await findWebhook(deps.db, workspaceId, webhookId)
   if (changes.url !== undefined && changes.url !== current.url) await checkUrl(deps, changes.url)
   return deps.db.transaction(async (tx) => {
-    if (changes.enabled === false && current.enabled) await disableEndpoint(tx, webhookId, null)
+    if (changes.enabled === false && current.enabled) await disableEndpoint(runnerOf(tx), webhookId, null)
     const [row] = await tx.update(webhooks).set({
       url: changes.url,
       events: changes.events,
@@ -124,7 +124,7 @@ export async function retryLog(db: Db, workspaceId: string, logId: string) {
       },
     })
   // A row still there (waiting for a retry, or failed) was updated, not inserted: its trigger stays silent.
-  await announceWork(db, 'webhook_deliveries')
+  await announceWork(runnerOf(db), 'webhook_deliveries')
   return { status: 'queued' as const, log_id: found.log.id, webhook_id: found.webhook.id, event_id: event.id }
 }
 

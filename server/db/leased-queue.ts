@@ -1,0 +1,62 @@
+// The e-mail senders' leased queues (notifications, changelog, subscriber updates), on drizzle: their reads
+// build the mail. They run in the background worker's mailer, loaded with its first pending mail
+// (server/background/lazy-loop.ts), so the worker's idle graph holds no drizzle.
+import { sql } from 'drizzle-orm'
+import { rowsOf, toDrizzle, type Db, type Tx } from './client.ts'
+import { QUEUE_PLAN_SETTINGS } from './work.ts'
+
+/** server/db/work.ts `queueTransaction` for drizzle callers: the same settings, a drizzle transaction. */
+export function drizzleQueueTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(toDrizzle(QUEUE_PLAN_SETTINGS))
+    return work(tx)
+  })
+}
+
+/** A simple leased queue (the e-mail senders'): column names, constants, never input. */
+export interface LeasedQueue {
+  table: string
+  status: string
+  leaseUntil: string
+  attempts: string
+  /** Columns the lease returns (the row's key). */
+  returning: string[]
+  /** How long a lease lasts: a crash means a resend after it, never a loss. */
+  leaseSeconds: number
+}
+
+/**
+ * Leases up to `limit` of the oldest pending rows of `queue`, counts the attempt, and reads what sending them
+ * needs, in one `queueTransaction`; [] when nothing was due. The rows are locked (skipping those another
+ * sender holds) and updated by their row address, which no plan turns into a scan.
+ */
+export function claimOldestPending<Row, Job>(db: Db, queue: LeasedQueue, limit: number, read: (tx: Tx, claimed: Row[]) => Promise<Job[]>): Promise<Job[]> {
+  const [table, leaseUntil, attempts] = [queue.table, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
+  return drizzleQueueTransaction(db, async (tx) => {
+    const claimed = rowsOf<Row>(await tx.execute(sql`
+      update ${table} set ${leaseUntil} = now() + interval '${sql.raw(String(queue.leaseSeconds))} seconds', ${attempts} = ${attempts} + 1
+      where ctid = any(array(${duePending(queue, limit)} for update skip locked))
+      returning ${sql.raw(queue.returning.join(', '))}`))
+    return claimed.length ? read(tx, claimed) : []
+  })
+}
+
+/** The row addresses of the oldest `limit` pending rows of `queue` that no lease holds, in claim order (each queue's index serves it). */
+export function duePending(queue: LeasedQueue, limit: number) {
+  const [table, status, leaseUntil] = [queue.table, queue.status, queue.leaseUntil].map((name) => sql.raw(name))
+  return sql`select ctid from ${table} where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now()) order by created_at limit ${limit}`
+}
+
+/**
+ * Milliseconds until a pending row of `queue` may be tried (its lease, also its "not before", ends), 0 when
+ * one may be now, or null when none waits.
+ */
+export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number | null> {
+  const [status, leaseUntil] = [queue.status, queue.leaseUntil].map((name) => sql.raw(name))
+  const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
+    select (extract(epoch from min(coalesce(${leaseUntil}, created_at)) - now()) * 1000)::float8 as ms
+    from ${sql.raw(queue.table)} where ${status} = 'pending'`))
+  // NULL when nothing waits; a negative wait is due now.
+  return row?.ms == null ? null : Math.max(0, Number(row.ms))
+}
+

@@ -1,0 +1,18 @@
+// The notification rows the fan-out writes (fanout.ts for subscriptions, mentions.ts for @mentions).
+import { sql, type SqlRunner } from '../../db/sql-text.ts'
+
+/** A notification_events row as the fan-out writes it. */
+export interface NotificationRow {
+  id: string; workspace_id: string; user_id: string; subscription_id: string | null; event_id: string; event_type: string
+  channel: string; subject: string; data: unknown; email_status: 'pending' | null; digest: boolean
+}
+
+/** Writes notification rows in one statement (one JSON parameter however many), skipping any already there. */
+export async function insertNotificationRows(tx: SqlRunner, values: NotificationRow[]) {
+  if (!values.length) return
+  await tx.rows(sql`insert into notification_events (id, workspace_id, user_id, subscription_id, event_id, event_type, channel, subject, data, email_status, digest)
+    select id, workspace_id, user_id, subscription_id, event_id, event_type, channel, subject, data, email_status, digest
+    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id text, workspace_id text, user_id text, subscription_id text, event_id text,
+      event_type text, channel text, subject text, data jsonb, email_status text, digest boolean)
+    on conflict do nothing`)
+}
