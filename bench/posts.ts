@@ -240,6 +240,9 @@ try {
     { name: 'GET /posts/{id}', raw: { path: `/posts/${smallPostIds[0]}`, headers: auth }, chorus: { path: `/api/v1/posts/${smallPostIds[0]}`, headers: auth } },
   ]
 
+  const body = '{"title":"A post from the benchmark"}'
+  const CREATE: Route = { name: 'POST /boards/inbox/posts (with its outbox row)', write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body } }
+
   if (phases.includes('compare')) {
     const loadAtStart = load()
     // The same requests through both servers, one route at a time (raw first, then Chorus).
@@ -247,7 +250,7 @@ try {
     const routes: Route[] = [
       ...reads,
       { name: 'GET /public/bench/boards/ideas/posts?sort=top, If-None-Match (304)', raw: { path: '/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } }, chorus: { path: '/api/v1/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } } },
-      { name: 'POST /boards/inbox/posts (with its outbox row)', write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' } },
+      CREATE,
       { name: 'POST /posts/{id}/votes (toggle, 200 posts × 500 voters)', write: true, raw: { method: 'POST', path: '/posts/x/votes', headers: auth, rotate: { prefix: '/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 }, chorus: { method: 'POST', path: '/api/v1/posts/x/votes', headers: auth, rotate: { prefix: '/api/v1/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 } },
     ]
     const rows: string[] = []
@@ -286,9 +289,10 @@ try {
     const least: Record<string, Load> = {
       'GET /boards/ideas/posts?per_page=20&sort=top': { path: '/least/boards/ideas/posts?per_page=20', headers: auth },
       'GET /posts/{id}': { path: `/least/posts/${smallPostIds[0]}`, headers: auth },
+      [CREATE.name]: { method: 'POST', path: '/least/boards/inbox/posts', headers: auth, body: CREATE.raw.body },
     }
     const rows: string[] = []
-    for (const route of reads.filter((candidate) => !only || candidate.name.includes(only))) {
+    for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
       const runs: { least: Result; raw: Result; chorus: Result & { rss: number } }[] = []
       for (let round = 0; round < rounds; round++) {
         // Three servers one right after the other; the order turns each round so none always runs first.
@@ -305,14 +309,15 @@ try {
       const median = byRatio[Math.floor((byRatio.length - 1) / 2)]!
       const ratios = runs.map((run) => run.chorus.rps / run.least.rps)
       const range = runs.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : ''
-      const line = `| ${route.name} | ${fmt(median.least)} | ${fmt(median.raw)} | ${fmt(median.chorus)} | **${(median.chorus.rps / median.least.rps).toFixed(2)}×**${range} (≥ 0.7×) | ${(median.chorus.rps / median.raw.rps).toFixed(2)}× | ${(median.chorus.p99 / median.least.p99).toFixed(2)}× (≤ 2×) | ${median.chorus.rss.toFixed(0)} MiB |`
+      const goal = route.write ? 0.8 : 0.7
+      const line = `| ${route.name} | ${fmt(median.least)} | ${fmt(median.raw)} | ${fmt(median.chorus)} | **${(median.chorus.rps / median.least.rps).toFixed(2)}×**${range} (≥ ${goal}×) | ${(median.chorus.rps / median.raw.rps).toFixed(2)}× | ${(median.chorus.p99 / median.least.p99).toFixed(2)}× (≤ 2×) | ${median.chorus.rss.toFixed(0)} MiB |`
       console.log(line)
       rows.push(line)
     }
     await writeSection('Posts: Chorus against the least-work baseline', [
       `${setup} ${shared(loadAtStart)}`,
       '',
-      `The least-work baseline (bench/raw-server.ts, \`/least/...\`) does what an authenticated read needs at the least on this stack: SHA-256 of the key, one key lookup, one query on a flat copy of the posts (\`bench_flat_posts\`: no joins, no labels, no author, no total, no rate limit), JSON out. The same-queries baseline is the raw server of the section above. Each round runs the three servers one right after the other (the order turned each round); the row shows the round with the median Chorus / least-work ratio, the range over ${rounds} round${rounds === 1 ? '' : 's'} in brackets.`,
+      `The least-work baseline (bench/raw-server.ts, \`/least/...\`) does what an authenticated read needs at the least on this stack: SHA-256 of the key, one key lookup, one query on a flat copy of the posts (\`bench_flat_posts\`: no joins, no labels, no author, no total, no rate limit), JSON out; for the create, one statement writing the post row (same table, same triggers) and its \`post.created\` outbox row, the board and default status looked up inside it. The same-queries baseline is the raw server of the section above. Each round runs the three servers one right after the other (the order turned each round); the row shows the round with the median Chorus / least-work ratio, the range over ${rounds} round${rounds === 1 ? '' : 's'} in brackets.`,
       '',
       '| request | least-work req/s | p50 | p99 | same-queries req/s | p50 | p99 | Chorus req/s | p50 | p99 | Chorus / least-work (goal) | Chorus / same-queries | p99 / least-work p99 (goal) | Chorus peak RSS |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
