@@ -185,11 +185,14 @@ interface ServerOptions {
   pin?: boolean
 }
 
-async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number, pid: number) => T | Promise<T>, options: ServerOptions = {}) {
+/** A checkout of an earlier Chorus (e.g. `git archive <commit> | tar -x -C dir`, node_modules linked): the least phase runs it too, as `before`, interleaved with the others. */
+const before = process.env.BENCH_CHORUS_BEFORE
+
+async function withServer<T>(kind: 'raw' | 'chorus' | 'before', run: (port: number, pid: number) => T | Promise<T>, options: ServerOptions = {}) {
   await resetSharedState()
   const port = freePort()
-  const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : ['bun', 'server/index.ts']
-  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
+  const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : kind === 'before' ? ['bun', `${before}/server/index.ts`] : ['bun', 'server/index.ts']
+  const env = { ...process.env, ...(kind !== 'raw' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
   const child = Bun.spawn([...(options.pin === false ? [] : ['taskset', '-c', '0']), ...command], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(port)
@@ -293,17 +296,24 @@ try {
     }
     const rows: string[] = []
     for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
-      const runs: { least: Result; raw: Result; chorus: Result & { rss: number } }[] = []
+      const runs: { least: Result; raw: Result; chorus: Result & { rss: number }; before?: Result }[] = []
       for (let round = 0; round < rounds; round++) {
-        // Three servers one right after the other; the order turns each round so none always runs first.
-        const order = ['least', 'raw', 'chorus'].map((_, i, all) => all[(i + round) % all.length]!)
+        // The servers one right after the other; the order turns each round so none always runs first.
+        const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
         const run: Partial<(typeof runs)[number]> = {}
         for (const kind of order) {
           if (kind === 'least') run.least = await withServer('raw', (port) => (wrk(port, least[route.name]!, 3), wrk(port, least[route.name]!)))
           else if (kind === 'raw') run.raw = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
+          else if (kind === 'before') run.before = await withServer('before', (port) => (wrk(port, route.chorus, 3), wrk(port, route.chorus)))
           else run.chorus = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) }))
         }
+        console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s`).join(', ')}; load ${load()}`)
         runs.push(run as (typeof runs)[number])
+      }
+      if (before) {
+        const ratios = (of: (run: (typeof runs)[number]) => number) => runs.map(of).sort((a, b) => a - b)
+        const median = (values: number[]) => values[Math.floor((values.length - 1) / 2)]!.toFixed(2)
+        console.log(`${route.name}: medians over the rounds: Chorus / least-work ${median(ratios((run) => run.chorus.rps / run.least.rps))}×, before / least-work ${median(ratios((run) => run.before!.rps / run.least.rps))}×, Chorus / same-queries ${median(ratios((run) => run.chorus.rps / run.raw.rps))}×, before / same-queries ${median(ratios((run) => run.before!.rps / run.raw.rps))}×, Chorus / before ${median(ratios((run) => run.chorus.rps / run.before!.rps))}×`)
       }
       const byRatio = [...runs].sort((a, b) => a.chorus.rps / a.least.rps - b.chorus.rps / b.least.rps)
       const median = byRatio[Math.floor((byRatio.length - 1) / 2)]!

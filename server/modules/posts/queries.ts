@@ -21,7 +21,7 @@ const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt),
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
 
 /** The joins every post response reads: board, status and the three kinds of author. */
-const withPostJoins = <Q extends PgSelect>(query: Q) => query
+export const withPostJoins = <Q extends PgSelect>(query: Q) => query
   .innerJoin(boards, eq(boards.id, posts.boardId))
   .innerJoin(statuses, eq(statuses.id, posts.statusId))
   .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
@@ -45,7 +45,7 @@ const isoText = (column: SQL | typeof posts.createdAt) => sql`to_char(${column} 
  * row mapping, rendering, response validation or serialisation in the process. `showMrr` (a boolean
  * placeholder) is canSeeRevenue's answer. test/api/posts.test.ts compares the two renderings.
  */
-const postJson = sql`json_build_object(
+export const postJson = sql`json_build_object(
   'id', ${posts.id}, 'board', ${boards.slug}, 'board_id', ${posts.boardId}, 'title', ${posts.title}, 'body', ${posts.body},
   'status', ${statuses.name}, 'status_id', ${posts.statusId}, 'status_kind', ${statuses.kind}, 'labels', ${labelSlugs},
   'votes', ${posts.voteCount}, 'comment_count', ${posts.commentCount},

@@ -1,0 +1,43 @@
+import { sql } from 'drizzle-orm'
+import { compiledSql } from '../../db/compiled.ts'
+import { posts } from '../../db/schema/index.ts'
+import { postJson, withPostJoins } from './queries.ts'
+
+const param = sql.placeholder
+
+/**
+ * A new post in one statement (docs/architecture.md#creating-a-post): the board, the status (by id or name,
+ * or the default) and the labels looked up, the post row, its labels and its first status-history entry
+ * inserted, the post rendered by PostgreSQL as the team reads it (`postJson`, the keyed read's rendering)
+ * and, when `announce`, its `post.created` outbox row written from that rendering. One round trip and no
+ * explicit transaction: a statement is all-or-nothing by itself. No row comes back when the board, the
+ * status or a label is unknown (the caller then finds which, see `createPost`).
+ *
+ * Every statement of a WITH sees the same snapshot, so the rendering cannot read the new rows from their
+ * tables: the CTEs that insert `posts` and `post_labels` are named after them and return their columns,
+ * and `postJson` (which reads "posts" and, for the label slugs, "post_labels") resolves those names to the
+ * new rows. An INSERT's target is always the table (a CTE name never hides a table there).
+ */
+export const createPostStatement = compiledSql('create_post', (db) => sql`
+  with board as (select id from boards where workspace_id = ${param('workspaceId')} and slug = ${param('boardSlug')}),
+  status as (
+    select id from statuses where workspace_id = ${param('workspaceId')}
+      and case when ${param('status')}::text is null then is_default else id = ${param('status')} or lower(name) = lower(${param('status')}) end
+    limit 1),
+  label as (select id from labels where workspace_id = ${param('workspaceId')} and slug = any(${param('labels')}::text[])),
+  "posts" as (
+    insert into posts (id, workspace_id, board_id, title, body, status_id, author_user_id, author_end_user_id, author_key_id, author_name, label_ids, language, moderation)
+    select ${param('id')}, ${param('workspaceId')}, board.id, ${param('title')}, ${param('body')}, status.id, ${param('authorUserId')}, ${param('authorEndUserId')},
+      ${param('authorKeyId')}, ${param('authorName')}, array(select id from label order by id collate "C"), ${param('language')}, ${param('moderation')}
+    from board, status
+    where (select count(*) from label) = (select count(distinct slug) from unnest(${param('labels')}::text[]) slug)
+    returning *),
+  "post_labels" as (insert into post_labels (post_id, label_id) select "posts".id, label.id from "posts", label returning post_id, label_id),
+  first_status as (
+    insert into status_changes (id, post_id, to_status_id, changed_by_user_id, changed_by_key_id)
+    select ${param('statusChangeId')}, id, status_id, ${param('changedByUserId')}, ${param('changedByKeyId')} from "posts"),
+  rendered as (${withPostJoins(db.select({ json: postJson.as('json') }).from(posts).$dynamic())}),
+  event as (
+    insert into events (id, workspace_id, type, data)
+    select ${param('eventId')}, ${param('workspaceId')}, 'post.created', json_build_object('post', json)::jsonb from rendered where ${param('announce')}::boolean)
+  select json::text as json from rendered`)
