@@ -89,6 +89,13 @@ async function seed() {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
   await sql`insert into end_users (id, workspace_id, email, name) select 'eu_bench' || g, ${workspace.id}, 'user' || g || '@example.com', 'User ' || g from generate_series(1, 10000) g`
   await seedBoard(sql, workspace.id, ids.small, 's', 200, 200, 10)
+  // BENCH_NO_SUGGESTIONS: the create's request path alone. Chorus's dispatcher queues a duplicate check for
+  // every post.created and its background worker runs the similarity search on the server's core; the
+  // raw servers' outbox rows are never dispatched. With this set, no check is ever queued.
+  if (process.env.BENCH_NO_SUGGESTIONS) {
+    await sql`create function bench_no_checks() returns trigger language plpgsql as $$ begin return null; end $$`
+    await sql`create trigger bench_no_checks before insert on duplicate_checks for each row execute function bench_no_checks()`
+  }
   const started = performance.now()
   if (phases.includes('size')) await seedBoard(sql, workspace.id, ids.big, 'b', bigPosts, bigPosts / 10, votesPerUser)
   const seeded = (performance.now() - started) / 1000
@@ -143,6 +150,7 @@ function wrk(port: number, load: Load, duration = seconds) {
 }
 
 type Result = ReturnType<typeof wrk>
+type Measured = Result & { cpuMs: number }
 
 interface Route { name: string; raw: Load; chorus: Load; write?: boolean }
 
@@ -200,6 +208,32 @@ async function withServer<T>(kind: 'raw' | 'chorus' | 'before', run: (port: numb
   } finally {
     child.kill()
     await child.exited
+  }
+}
+
+/**
+ * wrk, and the CPU each request cost: the server process (every thread: the background worker's too) and
+ * the PostgreSQL backends connected to this benchmark's database, in ms per request (from /proc). On a
+ * shared machine throughput swings with what else runs; the CPU a request costs is the steadier figure.
+ */
+async function wrkWithCpu(port: number, pid: number, load: Load) {
+  const backends = async () => (await server`select pid from pg_stat_activity where datname = ${name}`).map((row) => row.pid as number)
+  const ticks = (pids: number[]) => pids.reduce((sum, one) => sum + cpuOf(one), 0)
+  const pids = [pid, ...(await backends())]
+  const before = ticks(pids)
+  const result = wrk(port, load)
+  const after = ticks([...new Set([...pids, ...(await backends())])])
+  const requests = result.rps * seconds
+  return { ...result, cpuMs: ((after - before) * 1000) / CLOCK_TICKS / requests }
+}
+const CLOCK_TICKS = 100
+function cpuOf(pid: number) {
+  try {
+    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return 0
   }
 }
 
@@ -296,20 +330,22 @@ try {
     }
     const rows: string[] = []
     for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
-      const runs: { least: Result; raw: Result; chorus: Result & { rss: number }; before?: Result }[] = []
+      const runs: { least: Measured; raw: Measured; chorus: Measured & { rss: number }; before?: Measured }[] = []
       for (let round = 0; round < rounds; round++) {
         // The servers one right after the other; the order turns each round so none always runs first.
         const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
         const run: Partial<(typeof runs)[number]> = {}
         for (const kind of order) {
-          if (kind === 'least') run.least = await withServer('raw', (port) => (wrk(port, least[route.name]!, 3), wrk(port, least[route.name]!)))
-          else if (kind === 'raw') run.raw = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
-          else if (kind === 'before') run.before = await withServer('before', (port) => (wrk(port, route.chorus, 3), wrk(port, route.chorus)))
-          else run.chorus = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) }))
+          if (kind === 'least') run.least = await withServer('raw', (port, pid) => (wrk(port, least[route.name]!, 3), wrkWithCpu(port, pid, least[route.name]!)))
+          else if (kind === 'raw') run.raw = await withServer('raw', (port, pid) => (wrk(port, route.raw, 3), wrkWithCpu(port, pid, route.raw)))
+          else if (kind === 'before') run.before = await withServer('before', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
+          else run.chorus = await withServer('chorus', async (port, pid) => (wrk(port, route.chorus, 3), { ...(await wrkWithCpu(port, pid, route.chorus)), rss: peakRss(pid) }))
         }
-        console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s`).join(', ')}; load ${load()}`)
+        console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s ${run[kind as 'least']!.cpuMs.toFixed(2)} ms CPU`).join(', ')}; load ${load()}`)
         runs.push(run as (typeof runs)[number])
       }
+      const cpu = (kind: 'least' | 'raw' | 'chorus' | 'before') => runs.map((run) => run[kind]?.cpuMs ?? NaN).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)]!.toFixed(2)
+      console.log(`${route.name}: CPU per request, medians: least-work ${cpu('least')} ms, same-queries ${cpu('raw')} ms, Chorus ${cpu('chorus')} ms${before ? `, before ${cpu('before')} ms` : ''}`)
       if (before) {
         const ratios = (of: (run: (typeof runs)[number]) => number) => runs.map(of).sort((a, b) => a - b)
         const median = (values: number[]) => values[Math.floor((values.length - 1) / 2)]!.toFixed(2)
