@@ -150,7 +150,7 @@ function wrk(port: number, load: Load, duration = seconds) {
 }
 
 type Result = ReturnType<typeof wrk>
-type Measured = Result & { cpuMs: number }
+type Measured = Result & { cpuMs: number; threads: Record<string, number> }
 
 interface Route { name: string; raw: Load; chorus: Load; write?: boolean }
 
@@ -221,10 +221,28 @@ async function wrkWithCpu(port: number, pid: number, load: Load) {
   const ticks = (pids: number[]) => pids.reduce((sum, one) => sum + cpuOf(one), 0)
   const pids = [pid, ...(await backends())]
   const before = ticks(pids)
+  const threadsBefore = threadTicks(pid)
   const result = wrk(port, load)
   const after = ticks([...new Set([...pids, ...(await backends())])])
   const requests = result.rps * seconds
-  return { ...result, cpuMs: ((after - before) * 1000) / CLOCK_TICKS / requests }
+  const perRequest = (value: number) => (value * 1000) / CLOCK_TICKS / requests
+  // The server's threads by name (the main thread, the background worker's, Bun's helpers), ms per request.
+  const threads: Record<string, number> = {}
+  for (const [thread, [label, value]] of threadTicks(pid)) threads[label] = +((threads[label] ?? 0) + perRequest(value - (threadsBefore.get(thread)?.[1] ?? 0))).toFixed(2)
+  return { ...result, cpuMs: perRequest(after - before), threads }
+}
+/** Ticks per thread of a process, with the thread's name. */
+function threadTicks(pid: number) {
+  const fs = require('node:fs')
+  const out = new Map<string, [string, number]>()
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`) as string[]) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8') as string
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      out.set(thread, [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), Number(fields[11]) + Number(fields[12])])
+    } catch {}
+  }
+  return out
 }
 const CLOCK_TICKS = 100
 function cpuOf(pid: number) {
@@ -341,7 +359,7 @@ try {
           else if (kind === 'before') run.before = await withServer('before', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
           else run.chorus = await withServer('chorus', async (port, pid) => (wrk(port, route.chorus, 3), { ...(await wrkWithCpu(port, pid, route.chorus)), rss: peakRss(pid) }))
         }
-        console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s ${run[kind as 'least']!.cpuMs.toFixed(2)} ms CPU`).join(', ')}; load ${load()}`)
+        console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s ${run[kind as 'least']!.cpuMs.toFixed(2)} ms CPU (threads ${JSON.stringify(run[kind as 'least']!.threads)})`).join(', ')}; load ${load()}`)
         runs.push(run as (typeof runs)[number])
       }
       const cpu = (kind: 'least' | 'raw' | 'chorus' | 'before') => runs.map((run) => run[kind]?.cpuMs ?? NaN).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)]!.toFixed(2)
