@@ -118,15 +118,20 @@ async function waitFor(port: number) {
   throw new Error(`nothing listening on ${port}`)
 }
 
-interface Load { method?: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; rotate?: { prefix: string; ids: string[]; suffix: string }; emails?: number }
+interface Load { method?: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; rotate?: { prefix: string; ids: string[]; suffix: string }; emails?: number; posts?: { title: string; body: string }[] }
 
 /** A wrk Lua script: POST bodies, and for vote toggles a rotating post and voter so no single row is hot. */
 function script(load: Load) {
   const lines = [`wrk.method = "${load.method ?? 'GET'}"`, 'wrk.headers["Content-Type"] = "application/json"', 'local n = 0']
   if (load.rotate) lines.push(`local ids = {${load.rotate.ids.map((id) => `"${id}"`).join(',')}}`)
+  // Texts as JSON string contents (escaped once here) in Lua long strings; the request number makes each title new.
+  const long = (text: string) => `[==[${JSON.stringify(text).slice(1, -1)}]==]`
+  if (load.posts) lines.push(`local posts = {${load.posts.map((post) => `{${long(post.title)},${long(post.body)}}`).join(',')}}`)
   lines.push('request = function()', '  n = n + 1')
   const path = load.rotate ? `"${load.rotate.prefix}" .. ids[(n % #ids) + 1] .. "${load.rotate.suffix}"` : `"${load.path}"`
-  const body = load.emails ? `'{"email":"voter' .. (n % ${load.emails}) .. '@example.com"}'` : load.body ? `'${load.body}'` : 'nil'
+  const body = load.emails ? `'{"email":"voter' .. (n % ${load.emails}) .. '@example.com"}'`
+    : load.posts ? `'{"title":"' .. posts[(n % #posts) + 1][1] .. ' ' .. n .. '","body":"' .. posts[(n % #posts) + 1][2] .. '"}'`
+    : load.body ? `'${load.body}'` : 'nil'
   lines.push(`  return wrk.format(nil, ${path}, nil, ${body})`, 'end')
   return lines.join('\n')
 }
@@ -296,7 +301,10 @@ try {
   ]
 
   const body = '{"title":"A post from the benchmark"}'
-  const CREATE: Route = { name: 'POST /boards/inbox/posts (with its outbox row)', write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body } }
+  // BENCH_CREATE_TEXTS: each create a different post (the duplicate fixtures' unrelated posts, numbered), so the
+  // background suggestion step compares it with a realistic board, not with thousands of posts of one title.
+  const posts = process.env.BENCH_CREATE_TEXTS ? (await Bun.file('test/fixtures/duplicates/unrelated.txt').text()).split('\n').filter(Boolean).map((line) => { const [title, text] = line.split(' | '); return { title: title!, body: text ?? '' } }) : undefined
+  const CREATE: Route = { name: `POST /boards/inbox/posts (with its outbox row${posts ? '; varied texts' : ''})`, write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body, posts }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body, posts } }
 
   if (phases.includes('compare')) {
     const loadAtStart = load()
@@ -344,7 +352,7 @@ try {
     const least: Record<string, Load> = {
       'GET /boards/ideas/posts?per_page=20&sort=top': { path: '/least/boards/ideas/posts?per_page=20', headers: auth },
       'GET /posts/{id}': { path: `/least/posts/${smallPostIds[0]}`, headers: auth },
-      [CREATE.name]: { method: 'POST', path: '/least/boards/inbox/posts', headers: auth, body: CREATE.raw.body },
+      [CREATE.name]: { method: 'POST', path: '/least/boards/inbox/posts', headers: auth, body: CREATE.raw.body, posts },
     }
     const rows: string[] = []
     for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
