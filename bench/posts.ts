@@ -70,6 +70,11 @@ async function seedBoard(sql: postgres.Sql, workspaceId: string, boardId: string
   await sql`update posts p set vote_count = v.n from (select post_id, count(*)::int as n from votes where post_id like ${`post_${tag}%`} group by post_id) v where p.id = v.post_id`
 }
 
+/** Whether a duplicate check is ever queued (see BENCH_NO_SUGGESTIONS). */
+const noSuggestions = (sql: postgres.Sql, on: boolean) => on
+  ? sql`create trigger bench_no_checks before insert on duplicate_checks for each row execute function bench_no_checks()`
+  : sql`drop trigger bench_no_checks on duplicate_checks`
+
 async function seed() {
   const database = openDatabase(databaseUrl, '')
   await database.migrate()
@@ -92,10 +97,8 @@ async function seed() {
   // BENCH_NO_SUGGESTIONS: the create's request path alone. Chorus's dispatcher queues a duplicate check for
   // every post.created and its background worker runs the similarity search on the server's core; the
   // raw servers' outbox rows are never dispatched. With this set, no check is ever queued.
-  if (process.env.BENCH_NO_SUGGESTIONS) {
-    await sql`create function bench_no_checks() returns trigger language plpgsql as $$ begin return null; end $$`
-    await sql`create trigger bench_no_checks before insert on duplicate_checks for each row execute function bench_no_checks()`
-  }
+  await sql`create function bench_no_checks() returns trigger language plpgsql as $$ begin return null; end $$`
+  if (process.env.BENCH_NO_SUGGESTIONS) await noSuggestions(sql, true)
   const started = performance.now()
   if (phases.includes('size')) await seedBoard(sql, workspace.id, ids.big, 'b', bigPosts, bigPosts / 10, votesPerUser)
   const seeded = (performance.now() - started) / 1000
@@ -356,19 +359,34 @@ try {
     }
     const rows: string[] = []
     for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
-      const runs: { least: Measured; raw: Measured; chorus: Measured & { rss: number }; before?: Measured }[] = []
+      const runs: { least: Measured; raw: Measured; chorus: Measured & { rss: number }; before?: Measured; quiet?: Measured }[] = []
       for (let round = 0; round < rounds; round++) {
         // The servers one right after the other; the order turns each round so none always runs first.
-        const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
+        // BENCH_CREATE_SPLIT: the create also as Chorus without its background suggestion step (`quiet`).
+        const split = route.write && process.env.BENCH_CREATE_SPLIT && !process.env.BENCH_NO_SUGGESTIONS
+        const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : []), ...(split ? ['quiet'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
         const run: Partial<(typeof runs)[number]> = {}
         for (const kind of order) {
           if (kind === 'least') run.least = await withServer('raw', (port, pid) => (wrk(port, least[route.name]!, 3), wrkWithCpu(port, pid, least[route.name]!)))
           else if (kind === 'raw') run.raw = await withServer('raw', (port, pid) => (wrk(port, route.raw, 3), wrkWithCpu(port, pid, route.raw)))
-          else if (kind === 'before') run.before = await withServer('before', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
+          else if (kind === 'quiet') {
+            const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+            await noSuggestions(sql, true)
+            try {
+              run.quiet = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
+            } finally {
+              await noSuggestions(sql, false)
+              await sql.end()
+            }
+          } else if (kind === 'before') run.before = await withServer('before', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
           else run.chorus = await withServer('chorus', async (port, pid) => (wrk(port, route.chorus, 3), { ...(await wrkWithCpu(port, pid, route.chorus)), rss: peakRss(pid) }))
         }
         console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s ${run[kind as 'least']!.cpuMs.toFixed(2)} ms CPU (threads ${JSON.stringify(run[kind as 'least']!.threads)})`).join(', ')}; load ${load()}`)
         runs.push(run as (typeof runs)[number])
+      }
+      if (runs[0]!.quiet) {
+        const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!.toFixed(2)
+        console.log(`${route.name}: without the suggestion step: Chorus / least-work ${median(runs.map((run) => run.quiet!.rps / run.least.rps))}×, / same-queries ${median(runs.map((run) => run.quiet!.rps / run.raw.rps))}×, CPU ${median(runs.map((run) => run.quiet!.cpuMs))} ms per create`)
       }
       const cpu = (kind: 'least' | 'raw' | 'chorus' | 'before') => runs.map((run) => run[kind]?.cpuMs ?? NaN).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)]!.toFixed(2)
       console.log(`${route.name}: CPU per request, medians: least-work ${cpu('least')} ms, same-queries ${cpu('raw')} ms, Chorus ${cpu('chorus')} ms${before ? `, before ${cpu('before')} ms` : ''}`)
