@@ -70,10 +70,10 @@ async function seedBoard(sql: postgres.Sql, workspaceId: string, boardId: string
   await sql`update posts p set vote_count = v.n from (select post_id, count(*)::int as n from votes where post_id like ${`post_${tag}%`} group by post_id) v where p.id = v.post_id`
 }
 
-/** Whether a duplicate check is ever queued (see BENCH_NO_SUGGESTIONS). */
-const noSuggestions = (sql: postgres.Sql, on: boolean) => on
-  ? sql`create trigger bench_no_checks before insert on duplicate_checks for each row execute function bench_no_checks()`
-  : sql`drop trigger bench_no_checks on duplicate_checks`
+/** Whether a duplicate check is ever queued (see BENCH_NO_SUGGESTIONS); with `table` event_dispatch, whether any event is dispatched at all. */
+const noSuggestions = (sql: postgres.Sql, on: boolean, table = 'duplicate_checks') => on
+  ? sql.unsafe(`create trigger bench_no_checks before insert on ${table} for each row execute function bench_no_checks()`)
+  : sql.unsafe(`drop trigger bench_no_checks on ${table}`)
 
 async function seed() {
   const database = openDatabase(databaseUrl, '')
@@ -359,23 +359,25 @@ try {
     }
     const rows: string[] = []
     for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
-      const runs: { least: Measured; raw: Measured; chorus: Measured & { rss: number }; before?: Measured; quiet?: Measured }[] = []
+      const runs: { least: Measured; raw: Measured; chorus: Measured & { rss: number }; before?: Measured; quiet?: Measured; bare?: Measured }[] = []
       for (let round = 0; round < rounds; round++) {
         // The servers one right after the other; the order turns each round so none always runs first.
         // BENCH_CREATE_SPLIT: the create also as Chorus without its background suggestion step (`quiet`).
         const split = route.write && process.env.BENCH_CREATE_SPLIT && !process.env.BENCH_NO_SUGGESTIONS
-        const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : []), ...(split ? ['quiet'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
+        const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : []), ...(split ? ['quiet', 'bare'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
         const run: Partial<(typeof runs)[number]> = {}
         for (const kind of order) {
           if (kind === 'least') run.least = await withServer('raw', (port, pid) => (wrk(port, least[route.name]!, 3), wrkWithCpu(port, pid, least[route.name]!)))
           else if (kind === 'raw') run.raw = await withServer('raw', (port, pid) => (wrk(port, route.raw, 3), wrkWithCpu(port, pid, route.raw)))
-          else if (kind === 'quiet') {
+          else if (kind === 'quiet' || kind === 'bare') {
+            // `bare`: no event is dispatched at all (no webhooks, notifications, mail or suggestions): the request path alone.
+            const table = kind === 'bare' ? 'event_dispatch' : 'duplicate_checks'
             const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
-            await noSuggestions(sql, true)
+            await noSuggestions(sql, true, table)
             try {
-              run.quiet = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
+              run[kind] = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
             } finally {
-              await noSuggestions(sql, false)
+              await noSuggestions(sql, false, table)
               await sql.end()
             }
           } else if (kind === 'before') run.before = await withServer('before', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
@@ -387,6 +389,7 @@ try {
       if (runs[0]!.quiet) {
         const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!.toFixed(2)
         console.log(`${route.name}: without the suggestion step: Chorus / least-work ${median(runs.map((run) => run.quiet!.rps / run.least.rps))}×, / same-queries ${median(runs.map((run) => run.quiet!.rps / run.raw.rps))}×, CPU ${median(runs.map((run) => run.quiet!.cpuMs))} ms per create`)
+        console.log(`${route.name}: no event dispatched: Chorus / least-work ${median(runs.map((run) => run.bare!.rps / run.least.rps))}×, / same-queries ${median(runs.map((run) => run.bare!.rps / run.raw.rps))}×, CPU ${median(runs.map((run) => run.bare!.cpuMs))} ms per create`)
       }
       const cpu = (kind: 'least' | 'raw' | 'chorus' | 'before') => runs.map((run) => run[kind]?.cpuMs ?? NaN).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)]!.toFixed(2)
       console.log(`${route.name}: CPU per request, medians: least-work ${cpu('least')} ms, same-queries ${cpu('raw')} ms, Chorus ${cpu('chorus')} ms${before ? `, before ${cpu('before')} ms` : ''}`)
