@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import type { Db, Tx } from '../../db/client.ts'
 import { compiledSql } from '../../db/compiled.ts'
 import { posts } from '../../db/schema/index.ts'
 import { postJson, withPostJoins } from './queries.ts'
@@ -16,9 +17,11 @@ const param = sql.placeholder
  * Every statement of a WITH sees the same snapshot, so the rendering cannot read the new rows from their
  * tables: the CTEs that insert `posts` and `post_labels` are named after them and return their columns,
  * and `postJson` (which reads "posts" and, for the label slugs, "post_labels") resolves those names to the
- * new rows. An INSERT's target is always the table (a CTE name never hides a table there).
+ * new rows (a post without labels reads the empty table). An INSERT's target is always the table (a CTE name never hides a table there).
  */
-export const createPostStatement = compiledSql('create_post', (db) => sql`
+// Without labels the statement leaves post_labels alone: its statement-level triggers (label ids, the public
+// cache's notice) would run for an insert of no rows, a third of the statement's cost (BENCHMARKS.md).
+const statement = (labelled: boolean) => (db: Db | Tx) => sql`
   with board as (select id from boards where workspace_id = ${param('workspaceId')} and slug = ${param('boardSlug')}),
   status as (
     select id from statuses where workspace_id = ${param('workspaceId')}
@@ -32,7 +35,7 @@ export const createPostStatement = compiledSql('create_post', (db) => sql`
     from board, status
     where (select count(*) from label) = (select count(distinct slug) from unnest(${param('labels')}::text[]) slug)
     returning *),
-  "post_labels" as (insert into post_labels (post_id, label_id) select "posts".id, label.id from "posts", label returning post_id, label_id),
+  ${labelled ? sql`"post_labels" as (insert into post_labels (post_id, label_id) select "posts".id, label.id from "posts", label returning post_id, label_id),` : sql``}
   first_status as (
     insert into status_changes (id, post_id, to_status_id, changed_by_user_id, changed_by_key_id)
     select ${param('statusChangeId')}, id, status_id, ${param('changedByUserId')}, ${param('changedByKeyId')} from "posts"),
@@ -40,4 +43,8 @@ export const createPostStatement = compiledSql('create_post', (db) => sql`
   event as (
     insert into events (id, workspace_id, type, data)
     select ${param('eventId')}, ${param('workspaceId')}, 'post.created', json_build_object('post', json)::jsonb from rendered where ${param('announce')}::boolean)
-  select json::text as json from rendered`)
+  select json::text as json from rendered`
+
+const labelled = compiledSql('create_post_labelled', statement(true))
+const plain = compiledSql('create_post', statement(false))
+export const createPostStatement = (db: Db | Tx, labels: string[]) => (labels.length ? labelled : plain)(db)

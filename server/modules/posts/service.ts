@@ -77,7 +77,7 @@ async function writePost(db: Db | Tx, workspaceId: string, caller: FeedbackCalle
   // turns that off; one a member or key files for them (an import, a support ticket) does not vote for them.
   const firstVote = caller.kind === 'end_user' && actor.kind === 'end_user' && (await authorVotes(db, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
   const labels = [...new Set(input.labels ?? [])]
-  const [created] = rowsOf<{ json: string }>(await createPostStatement(db).execute({
+  const [created] = rowsOf<{ json: string }>(await createPostStatement(db, labels).execute({
     workspaceId, boardSlug, status: input.status ?? null, labels, id, title, body: input.body ?? '', ...authorColumns(actor),
     language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`), moderation: moderation.held ? 'held' : null,
     statusChangeId: newId('statusChange'), changedByUserId: null, changedByKeyId: null, ...changedBy(caller), eventId: newId('event'), showMrr: true,
