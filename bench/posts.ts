@@ -70,6 +70,11 @@ async function seedBoard(sql: postgres.Sql, workspaceId: string, boardId: string
   await sql`update posts p set vote_count = v.n from (select post_id, count(*)::int as n from votes where post_id like ${`post_${tag}%`} group by post_id) v where p.id = v.post_id`
 }
 
+/** Whether a duplicate check is ever queued (see BENCH_NO_SUGGESTIONS); with `table` event_dispatch, whether any event is dispatched at all. */
+const noSuggestions = (sql: postgres.Sql, on: boolean, table = 'duplicate_checks') => on
+  ? sql.unsafe(`create trigger bench_no_checks before insert on ${table} for each row execute function bench_no_checks()`)
+  : sql.unsafe(`drop trigger bench_no_checks on ${table}`)
+
 async function seed() {
   const database = openDatabase(databaseUrl, '')
   await database.migrate()
@@ -89,6 +94,11 @@ async function seed() {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
   await sql`insert into end_users (id, workspace_id, email, name) select 'eu_bench' || g, ${workspace.id}, 'user' || g || '@example.com', 'User ' || g from generate_series(1, 10000) g`
   await seedBoard(sql, workspace.id, ids.small, 's', 200, 200, 10)
+  // BENCH_NO_SUGGESTIONS: the create's request path alone. Chorus's dispatcher queues a duplicate check for
+  // every post.created and its background worker runs the similarity search on the server's core; the
+  // raw servers' outbox rows are never dispatched. With this set, no check is ever queued.
+  await sql`create function bench_no_checks() returns trigger language plpgsql as $$ begin return null; end $$`
+  if (process.env.BENCH_NO_SUGGESTIONS) await noSuggestions(sql, true)
   const started = performance.now()
   if (phases.includes('size')) await seedBoard(sql, workspace.id, ids.big, 'b', bigPosts, bigPosts / 10, votesPerUser)
   const seeded = (performance.now() - started) / 1000
@@ -111,15 +121,20 @@ async function waitFor(port: number) {
   throw new Error(`nothing listening on ${port}`)
 }
 
-interface Load { method?: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; rotate?: { prefix: string; ids: string[]; suffix: string }; emails?: number }
+interface Load { method?: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string; rotate?: { prefix: string; ids: string[]; suffix: string }; emails?: number; posts?: { title: string; body: string }[] }
 
 /** A wrk Lua script: POST bodies, and for vote toggles a rotating post and voter so no single row is hot. */
 function script(load: Load) {
   const lines = [`wrk.method = "${load.method ?? 'GET'}"`, 'wrk.headers["Content-Type"] = "application/json"', 'local n = 0']
   if (load.rotate) lines.push(`local ids = {${load.rotate.ids.map((id) => `"${id}"`).join(',')}}`)
+  // Texts as JSON string contents (escaped once here) in Lua long strings; the request number makes each title new.
+  const long = (text: string) => `[==[${JSON.stringify(text).slice(1, -1)}]==]`
+  if (load.posts) lines.push(`local posts = {${load.posts.map((post) => `{${long(post.title)},${long(post.body)}}`).join(',')}}`)
   lines.push('request = function()', '  n = n + 1')
   const path = load.rotate ? `"${load.rotate.prefix}" .. ids[(n % #ids) + 1] .. "${load.rotate.suffix}"` : `"${load.path}"`
-  const body = load.emails ? `'{"email":"voter' .. (n % ${load.emails}) .. '@example.com"}'` : load.body ? `'${load.body}'` : 'nil'
+  const body = load.emails ? `'{"email":"voter' .. (n % ${load.emails}) .. '@example.com"}'`
+    : load.posts ? `'{"title":"' .. posts[(n % #posts) + 1][1] .. ' ' .. n .. '","body":"' .. posts[(n % #posts) + 1][2] .. '"}'`
+    : load.body ? `'${load.body}'` : 'nil'
   lines.push(`  return wrk.format(nil, ${path}, nil, ${body})`, 'end')
   return lines.join('\n')
 }
@@ -143,6 +158,7 @@ function wrk(port: number, load: Load, duration = seconds) {
 }
 
 type Result = ReturnType<typeof wrk>
+type Measured = Result & { cpuMs: number; threads: Record<string, number> }
 
 interface Route { name: string; raw: Load; chorus: Load; write?: boolean }
 
@@ -185,11 +201,14 @@ interface ServerOptions {
   pin?: boolean
 }
 
-async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number, pid: number) => T | Promise<T>, options: ServerOptions = {}) {
+/** A checkout of an earlier Chorus (e.g. `git archive <commit> | tar -x -C dir`, node_modules linked): the least phase runs it too, as `before`, interleaved with the others. */
+const before = process.env.BENCH_CHORUS_BEFORE
+
+async function withServer<T>(kind: 'raw' | 'chorus' | 'before', run: (port: number, pid: number) => T | Promise<T>, options: ServerOptions = {}) {
   await resetSharedState()
   const port = freePort()
-  const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : ['bun', 'server/index.ts']
-  const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
+  const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : kind === 'before' ? ['bun', `${before}/server/index.ts`] : ['bun', 'server/index.ts']
+  const env = { ...process.env, ...(kind !== 'raw' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
   const child = Bun.spawn([...(options.pin === false ? [] : ['taskset', '-c', '0']), ...command], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(port)
@@ -197,6 +216,50 @@ async function withServer<T>(kind: 'raw' | 'chorus', run: (port: number, pid: nu
   } finally {
     child.kill()
     await child.exited
+  }
+}
+
+/**
+ * wrk, and the CPU each request cost: the server process (every thread: the background worker's too) and
+ * the PostgreSQL backends connected to this benchmark's database, in ms per request (from /proc). On a
+ * shared machine throughput swings with what else runs; the CPU a request costs is the steadier figure.
+ */
+async function wrkWithCpu(port: number, pid: number, load: Load) {
+  const backends = async () => (await server`select pid from pg_stat_activity where datname = ${name}`).map((row) => row.pid as number)
+  const ticks = (pids: number[]) => pids.reduce((sum, one) => sum + cpuOf(one), 0)
+  const pids = [pid, ...(await backends())]
+  const before = ticks(pids)
+  const threadsBefore = threadTicks(pid)
+  const result = wrk(port, load)
+  const after = ticks([...new Set([...pids, ...(await backends())])])
+  const requests = result.rps * seconds
+  const perRequest = (value: number) => (value * 1000) / CLOCK_TICKS / requests
+  // The server's threads by name (the main thread, the background worker's, Bun's helpers), ms per request.
+  const threads: Record<string, number> = {}
+  for (const [thread, [label, value]] of threadTicks(pid)) threads[label] = +((threads[label] ?? 0) + perRequest(value - (threadsBefore.get(thread)?.[1] ?? 0))).toFixed(2)
+  return { ...result, cpuMs: perRequest(after - before), threads }
+}
+/** Ticks per thread of a process, with the thread's name. */
+function threadTicks(pid: number) {
+  const fs = require('node:fs')
+  const out = new Map<string, [string, number]>()
+  for (const thread of fs.readdirSync(`/proc/${pid}/task`) as string[]) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8') as string
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      out.set(thread, [stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), Number(fields[11]) + Number(fields[12])])
+    } catch {}
+  }
+  return out
+}
+const CLOCK_TICKS = 100
+function cpuOf(pid: number) {
+  try {
+    const stat = require('node:fs').readFileSync(`/proc/${pid}/stat`, 'utf8') as string
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return 0
   }
 }
 
@@ -240,6 +303,12 @@ try {
     { name: 'GET /posts/{id}', raw: { path: `/posts/${smallPostIds[0]}`, headers: auth }, chorus: { path: `/api/v1/posts/${smallPostIds[0]}`, headers: auth } },
   ]
 
+  const body = '{"title":"A post from the benchmark"}'
+  // BENCH_CREATE_TEXTS: each create a different post (the duplicate fixtures' unrelated posts, numbered), so the
+  // background suggestion step compares it with a realistic board, not with thousands of posts of one title.
+  const posts = process.env.BENCH_CREATE_TEXTS ? (await Bun.file('test/fixtures/duplicates/unrelated.txt').text()).split('\n').filter(Boolean).map((line) => { const [title, text] = line.split(' | '); return { title: title!, body: text ?? '' } }) : undefined
+  const CREATE: Route = { name: `POST /boards/inbox/posts (with its outbox row${posts ? '; varied texts' : ''})`, write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body, posts }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body, posts } }
+
   if (phases.includes('compare')) {
     const loadAtStart = load()
     // The same requests through both servers, one route at a time (raw first, then Chorus).
@@ -247,7 +316,7 @@ try {
     const routes: Route[] = [
       ...reads,
       { name: 'GET /public/bench/boards/ideas/posts?sort=top, If-None-Match (304)', raw: { path: '/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } }, chorus: { path: '/api/v1/public/bench/boards/ideas/posts?sort=top', headers: { 'if-none-match': etag } } },
-      { name: 'POST /boards/inbox/posts (with its outbox row)', write: true, raw: { method: 'POST', path: '/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' }, chorus: { method: 'POST', path: '/api/v1/boards/inbox/posts', headers: auth, body: '{"title":"A post from the benchmark"}' } },
+      CREATE,
       { name: 'POST /posts/{id}/votes (toggle, 200 posts × 500 voters)', write: true, raw: { method: 'POST', path: '/posts/x/votes', headers: auth, rotate: { prefix: '/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 }, chorus: { method: 'POST', path: '/api/v1/posts/x/votes', headers: auth, rotate: { prefix: '/api/v1/posts/', ids: smallPostIds, suffix: '/votes' }, emails: 500 } },
     ]
     const rows: string[] = []
@@ -286,33 +355,62 @@ try {
     const least: Record<string, Load> = {
       'GET /boards/ideas/posts?per_page=20&sort=top': { path: '/least/boards/ideas/posts?per_page=20', headers: auth },
       'GET /posts/{id}': { path: `/least/posts/${smallPostIds[0]}`, headers: auth },
+      [CREATE.name]: { method: 'POST', path: '/least/boards/inbox/posts', headers: auth, body: CREATE.raw.body, posts },
     }
     const rows: string[] = []
-    for (const route of reads.filter((candidate) => !only || candidate.name.includes(only))) {
-      const runs: { least: Result; raw: Result; chorus: Result & { rss: number } }[] = []
+    for (const route of [...reads, CREATE].filter((candidate) => !only || candidate.name.includes(only))) {
+      const runs: { least: Measured; raw: Measured; chorus: Measured & { rss: number }; before?: Measured; quiet?: Measured; bare?: Measured }[] = []
       for (let round = 0; round < rounds; round++) {
-        // Three servers one right after the other; the order turns each round so none always runs first.
-        const order = ['least', 'raw', 'chorus'].map((_, i, all) => all[(i + round) % all.length]!)
+        // The servers one right after the other; the order turns each round so none always runs first.
+        // BENCH_CREATE_SPLIT: the create also as Chorus without its background suggestion step (`quiet`).
+        const split = route.write && process.env.BENCH_CREATE_SPLIT && !process.env.BENCH_NO_SUGGESTIONS
+        const order = ['least', 'raw', 'chorus', ...(before ? ['before'] : []), ...(split ? ['quiet', 'bare'] : [])].map((_, i, all) => all[(i + round) % all.length]!)
         const run: Partial<(typeof runs)[number]> = {}
         for (const kind of order) {
-          if (kind === 'least') run.least = await withServer('raw', (port) => (wrk(port, least[route.name]!, 3), wrk(port, least[route.name]!)))
-          else if (kind === 'raw') run.raw = await withServer('raw', (port) => (wrk(port, route.raw, 3), wrk(port, route.raw)))
-          else run.chorus = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), { ...wrk(port, route.chorus), rss: peakRss(pid) }))
+          if (kind === 'least') run.least = await withServer('raw', (port, pid) => (wrk(port, least[route.name]!, 3), wrkWithCpu(port, pid, least[route.name]!)))
+          else if (kind === 'raw') run.raw = await withServer('raw', (port, pid) => (wrk(port, route.raw, 3), wrkWithCpu(port, pid, route.raw)))
+          else if (kind === 'quiet' || kind === 'bare') {
+            // `bare`: no event is dispatched at all (no webhooks, notifications, mail or suggestions): the request path alone.
+            const table = kind === 'bare' ? 'event_dispatch' : 'duplicate_checks'
+            const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+            await noSuggestions(sql, true, table)
+            try {
+              run[kind] = await withServer('chorus', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
+            } finally {
+              await noSuggestions(sql, false, table)
+              await sql.end()
+            }
+          } else if (kind === 'before') run.before = await withServer('before', (port, pid) => (wrk(port, route.chorus, 3), wrkWithCpu(port, pid, route.chorus)))
+          else run.chorus = await withServer('chorus', async (port, pid) => (wrk(port, route.chorus, 3), { ...(await wrkWithCpu(port, pid, route.chorus)), rss: peakRss(pid) }))
         }
+        console.log(`${route.name} round ${round + 1} (${order.join(', ')}): ${order.map((kind) => `${kind} ${run[kind as 'least']!.rps.toFixed(0)}/s ${run[kind as 'least']!.cpuMs.toFixed(2)} ms CPU (threads ${JSON.stringify(run[kind as 'least']!.threads)})`).join(', ')}; load ${load()}`)
         runs.push(run as (typeof runs)[number])
+      }
+      if (runs[0]!.quiet) {
+        const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!.toFixed(2)
+        console.log(`${route.name}: without the suggestion step: Chorus / least-work ${median(runs.map((run) => run.quiet!.rps / run.least.rps))}×, / same-queries ${median(runs.map((run) => run.quiet!.rps / run.raw.rps))}×, CPU ${median(runs.map((run) => run.quiet!.cpuMs))} ms per create`)
+        console.log(`${route.name}: no event dispatched: Chorus / least-work ${median(runs.map((run) => run.bare!.rps / run.least.rps))}×, / same-queries ${median(runs.map((run) => run.bare!.rps / run.raw.rps))}×, CPU ${median(runs.map((run) => run.bare!.cpuMs))} ms per create`)
+      }
+      const cpu = (kind: 'least' | 'raw' | 'chorus' | 'before') => runs.map((run) => run[kind]?.cpuMs ?? NaN).sort((a, b) => a - b)[Math.floor((runs.length - 1) / 2)]!.toFixed(2)
+      console.log(`${route.name}: CPU per request, medians: least-work ${cpu('least')} ms, same-queries ${cpu('raw')} ms, Chorus ${cpu('chorus')} ms${before ? `, before ${cpu('before')} ms` : ''}`)
+      if (before) {
+        const ratios = (of: (run: (typeof runs)[number]) => number) => runs.map(of).sort((a, b) => a - b)
+        const median = (values: number[]) => values[Math.floor((values.length - 1) / 2)]!.toFixed(2)
+        console.log(`${route.name}: medians over the rounds: Chorus / least-work ${median(ratios((run) => run.chorus.rps / run.least.rps))}×, before / least-work ${median(ratios((run) => run.before!.rps / run.least.rps))}×, Chorus / same-queries ${median(ratios((run) => run.chorus.rps / run.raw.rps))}×, before / same-queries ${median(ratios((run) => run.before!.rps / run.raw.rps))}×, Chorus / before ${median(ratios((run) => run.chorus.rps / run.before!.rps))}×`)
       }
       const byRatio = [...runs].sort((a, b) => a.chorus.rps / a.least.rps - b.chorus.rps / b.least.rps)
       const median = byRatio[Math.floor((byRatio.length - 1) / 2)]!
       const ratios = runs.map((run) => run.chorus.rps / run.least.rps)
       const range = runs.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : ''
-      const line = `| ${route.name} | ${fmt(median.least)} | ${fmt(median.raw)} | ${fmt(median.chorus)} | **${(median.chorus.rps / median.least.rps).toFixed(2)}×**${range} (≥ 0.7×) | ${(median.chorus.rps / median.raw.rps).toFixed(2)}× | ${(median.chorus.p99 / median.least.p99).toFixed(2)}× (≤ 2×) | ${median.chorus.rss.toFixed(0)} MiB |`
+      const goal = route.write ? 0.8 : 0.7
+      const line = `| ${route.name} | ${fmt(median.least)} | ${fmt(median.raw)} | ${fmt(median.chorus)} | **${(median.chorus.rps / median.least.rps).toFixed(2)}×**${range} (≥ ${goal}×) | ${(median.chorus.rps / median.raw.rps).toFixed(2)}× | ${(median.chorus.p99 / median.least.p99).toFixed(2)}× (≤ 2×) | ${median.chorus.rss.toFixed(0)} MiB |`
       console.log(line)
       rows.push(line)
     }
     await writeSection('Posts: Chorus against the least-work baseline', [
       `${setup} ${shared(loadAtStart)}`,
       '',
-      `The least-work baseline (bench/raw-server.ts, \`/least/...\`) does what an authenticated read needs at the least on this stack: SHA-256 of the key, one key lookup, one query on a flat copy of the posts (\`bench_flat_posts\`: no joins, no labels, no author, no total, no rate limit), JSON out. The same-queries baseline is the raw server of the section above. Each round runs the three servers one right after the other (the order turned each round); the row shows the round with the median Chorus / least-work ratio, the range over ${rounds} round${rounds === 1 ? '' : 's'} in brackets.`,
+      `The least-work baseline (bench/raw-server.ts, \`/least/...\`) does what an authenticated read needs at the least on this stack: SHA-256 of the key, one key lookup, one query on a flat copy of the posts (\`bench_flat_posts\`: no joins, no labels, no author, no total, no rate limit), JSON out; for the create, one statement writing the post row (same table, same triggers) and its \`post.created\` outbox row, the board and default status looked up inside it. The same-queries baseline is the raw server of the section above. Each round runs the three servers one right after the other (the order turned each round); the row shows the round with the median Chorus / least-work ratio, the range over ${rounds} round${rounds === 1 ? '' : 's'} in brackets.`,
       '',
       '| request | least-work req/s | p50 | p99 | same-queries req/s | p50 | p99 | Chorus req/s | p50 | p99 | Chorus / least-work (goal) | Chorus / same-queries | p99 / least-work p99 (goal) | Chorus peak RSS |',
       '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',

@@ -12,6 +12,9 @@
 // No rate limit, no joins, no labels or author, no total:
 //   GET  /least/boards/:slug/posts?per_page=   the page by votes
 //   GET  /least/posts/:id                      one post
+//   POST /least/boards/:slug/posts  {title}    one statement: the post row (into the same `posts`, every trigger
+//                                              as it stands) and its `post.created` outbox row, the board and
+//                                              default status looked up inside it; the row as JSON out
 import postgres from 'postgres'
 
 const sql = postgres(process.env.DATABASE_URL!, { max: 10 })
@@ -24,8 +27,21 @@ await sql`create index if not exists bench_flat_posts_top on bench_flat_posts (w
 await sql`create unique index if not exists bench_flat_posts_id on bench_flat_posts (id)`
 
 async function leastWork(request: Request, parts: string[], perPage: number) {
-  const [key] = await sql`select workspace_id from api_keys where key_hash = ${sha256(request.headers.get('authorization')?.slice(7) ?? '')} and revoked_at is null`
+  const [key] = await sql`select id, workspace_id from api_keys where key_hash = ${sha256(request.headers.get('authorization')?.slice(7) ?? '')} and revoked_at is null`
   if (!key) return Response.json({ code: 'INVALID_API_KEY' }, { status: 401 })
+  if (parts[1] === 'boards' && request.method === 'POST') {
+    const input = await request.json() as { title: string; body?: string }
+    const [post] = await sql`
+      with post as (
+        insert into posts (id, workspace_id, board_id, title, body, status_id, author_key_id)
+        select ${id('post')}, ${key.workspace_id}, b.id, ${input.title.trim()}, ${input.body ?? ''}, s.id, ${key.id}
+        from boards b, statuses s where b.workspace_id = ${key.workspace_id} and b.slug = ${parts[2]!} and s.workspace_id = ${key.workspace_id} and s.is_default
+        limit 1
+        returning id, board_id, title, body, status_id, vote_count, created_at),
+      event as (insert into events (id, workspace_id, type, data) select ${id('evt')}, ${key.workspace_id}, 'post.created', jsonb_build_object('post', to_jsonb(post)) from post)
+      select * from post`
+    return post ? Response.json(post, { status: 201 }) : notFound()
+  }
   if (parts[1] === 'boards') {
     const rows = await sql`select id, title, body, status, votes, comment_count, created_at from bench_flat_posts
       where workspace_id = ${key.workspace_id} and board = ${parts[2]!} order by votes desc, id limit ${perPage}`

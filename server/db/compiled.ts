@@ -149,3 +149,19 @@ export function compiled<Q extends Preparable>(name: string, build: (db: Db | Tx
     return Object.create(prepared, { client: { value: session.client } }) as Prepared<Q>
   }
 }
+
+interface Session { prepareQuery(query: unknown, fields: undefined, name: string, arrayMode: boolean): { execute(values?: Record<string, unknown>): Promise<unknown> } }
+
+/**
+ * A statement drizzle's builders cannot express (a data-modifying CTE), written with `sql` and compiled like
+ * the others: its text built once per database, run on the pool or a transaction, placeholders filled by
+ * `execute`. Its rows come as the driver gives them (read them with rowsOf).
+ */
+export function compiledSql(name: string, build: (db: Db | Tx) => SQL) {
+  return compiled(name, (db) => ({
+    prepare: (statement: string) => {
+      const { dialect, session } = db as unknown as { dialect: { sqlToQuery(sql: SQL): unknown }; session: Session }
+      return session.prepareQuery(dialect.sqlToQuery(build(db)), undefined, statement, false)
+    },
+  }))
+}

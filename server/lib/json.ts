@@ -100,4 +100,4 @@ export function parseJsonBody(bytes: ArrayBuffer | Uint8Array): unknown {
  * A JSON body that is already text (PostgreSQL wrote it): sent as it is, with the type Elysia gives an
  * object. The route's response schema still documents it; Elysia does not validate a Response.
  */
-export const jsonText = (body: string) => new Response(body, { headers: { 'content-type': 'application/json' } })
+export const jsonText = (body: string, status = 200) => new Response(body, { status, headers: { 'content-type': 'application/json' } })

@@ -234,6 +234,8 @@ export const authPlugin = perApp((ctx: AppContext) => {
       const claim = claims.get(request)
       if (!claim || replays.has(request)) return
       claims.delete(request)
+      // A body PostgreSQL wrote (jsonText, e.g. the create's) is kept as the JSON it carries, with its status.
+      if (response instanceof Response) return completeIdempotencyKey(ctx.db, claim.scope, claim.key, response.status, JSON.parse(await response.clone().text()))
       await completeIdempotencyKey(ctx.db, claim.scope, claim.key, typeof set.status === 'number' ? set.status : 200, response ?? null)
     },
     // A claim still held after the response means the handler failed: release it so the client can retry.

@@ -247,7 +247,7 @@ describe('document frequencies (migration 0048)', () => {
   const frequencies = async (workspaceId: string) => {
     const kept = await h.db.execute(sql`select lexeme, sum(posts)::int as posts from (
         select lexeme, posts from post_term_counts where workspace_id = ${workspaceId}
-        union all select lexeme, posts from post_term_deltas where workspace_id = ${workspaceId}) f
+        union all select t.lexeme, d.posts from post_term_deltas d, unnest(d.lexemes) t(lexeme) where d.workspace_id = ${workspaceId}) f
       group by lexeme having sum(posts) <> 0 order by lexeme`)
     const counted = await h.db.execute(sql`select t as lexeme, count(*)::int as posts from posts p, unnest(tsvector_to_array(p.search)) t
       where p.workspace_id = ${workspaceId} and p.merged_into_id is null group by t order by t`)

@@ -40,6 +40,20 @@ describe('posts: happy paths', () => {
     expect(await h.db.select().from(statusChanges).where(eq(statusChanges.postId, res.body.id))).toHaveLength(1)
   })
 
+  test('labels and a status by name: the body is the read\'s, the event carries it, every row written', async () => {
+    const res = await api().post('/api/v1/boards/bugs/posts', { title: 'Two labels', labels: ['ux', 'api'], status: 'planned' })
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ board: 'bugs', status: 'Planned', status_kind: 'planned', labels: ['api', 'ux'] })
+    expect((await api().get(`/api/v1/posts/${res.body.id}`)).body).toEqual(res.body)
+    const [event] = (await eventsOf('post.created')).filter((e) => (e.data as any).post.id === res.body.id)
+    expect((event!.data as any).post).toEqual(res.body)
+    const [row] = await h.db.select().from(posts).where(eq(posts.id, res.body.id))
+    expect(row!.labelIds).toHaveLength(2)
+    expect(await h.db.select().from(postLabels).where(eq(postLabels.postId, res.body.id))).toHaveLength(2)
+    const [change] = await h.db.select().from(statusChanges).where(eq(statusChanges.postId, res.body.id))
+    expect(change).toMatchObject({ fromStatusId: null, toStatusId: res.body.status_id, changedByKeyId: expect.stringMatching(/^key_/) })
+  })
+
   test('on behalf of an end user by e-mail (created when new) and by id', async () => {
     const res = await api().post('/api/v1/boards/ideas/posts', { title: 'SSO', email: 'Ada@Customer.com' })
     expect(res.status).toBe(201)
@@ -152,7 +166,7 @@ describe('posts: errors', () => {
   test('missing title, oversize title, unknown fields, unknown label or status: 422 and nothing written', async () => {
     const before = (await h.db.select().from(posts)).length
     const eventsBefore = (await h.db.select().from(events)).length
-    for (const body of [{}, { title: '' }, { title: 'x'.repeat(201) }, { title: 7 }, { title: 'x', votes: 100 }, { title: 'x', labels: ['missing'] }, { title: 'x', status: 'Nope' }, { title: 'x', email: 'bad' }]) {
+    for (const body of [{}, { title: '' }, { title: 'x'.repeat(201) }, { title: 7 }, { title: 'x', votes: 100 }, { title: 'x', labels: ['missing'] }, { title: 'x', labels: ['ux', 'missing'] }, { title: 'x', labels: ['ux'], status: 'Nope' }, { title: 'x', status: 'Nope' }, { title: 'x', email: 'bad' }]) {
       const res = await api().post('/api/v1/boards/ideas/posts', body)
       expect(res.status).toBe(422)
       expect(res.body.code).toBe('VALIDATION_ERROR')

@@ -1,11 +1,12 @@
 // Document frequencies of search lexemes per workspace (migration 0048): the idf of the similarity
-// formula. Post writes append signed deltas set-wise (triggers, no row any two writes contend for); the
-// background worker folds them into the counts; a reader sums both, so a figure is exact at any moment.
+// formula. Post writes append a signed delta per post, its lexemes as an array (triggers, migration 0058; no
+// row any two writes contend for); the background worker folds them into the counts; a reader sums both,
+// so a figure is exact at any moment.
 import { sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
 
-/** Deltas folded per statement: a bounded transaction, repeated while more wait. */
-const FOLD_BATCH = 20_000
+/** Deltas (posts, ~40 lexemes each) folded per statement: a bounded transaction, repeated while more wait. */
+const FOLD_BATCH = 1_000
 
 /** How many unmerged posts of the workspace hold each term (absent: none), and how many unmerged posts it has. */
 export async function documentFrequencies(db: Db | Tx, workspaceId: string, terms: string[]) {
@@ -13,7 +14,7 @@ export async function documentFrequencies(db: Db | Tx, workspaceId: string, term
   const rows = rowsOf<{ term: string | null; df: number }>(await db.execute(sql`
     select f.lexeme as term, sum(f.posts)::int as df from (
       select c.lexeme, c.posts from post_term_counts c where c.workspace_id = ${workspaceId} and c.lexeme = any(${list})
-      union all select d.lexeme, d.posts from post_term_deltas d where d.workspace_id = ${workspaceId} and d.lexeme = any(${list})) f
+      union all select t.lexeme, d.posts from post_term_deltas d, unnest(d.lexemes) t(lexeme) where d.workspace_id = ${workspaceId} and t.lexeme = any(${list})) f
     group by f.lexeme
     union all select null, (select coalesce(sum(c.posts), 0) from board_post_counts c join boards b on b.id = c.board_id where b.workspace_id = ${workspaceId})::int`))
   const df = new Map<string, number>()
@@ -38,8 +39,8 @@ export async function foldTermDeltas(db: Db | Tx, limit = FOLD_BATCH, workspaceI
   const rows = rowsOf<{ folded: number; emptied: { workspace_id: string; lexeme: string }[] | null }>(await db.execute(sql`
     with moved as (
       delete from post_term_deltas where ctid = any(array(select ctid from post_term_deltas ${mine} limit ${limit} for update skip locked))
-      returning workspace_id, lexeme, posts),
-    summed as (select workspace_id, lexeme, sum(posts)::int as posts from moved group by 1, 2),
+      returning workspace_id, lexemes, posts),
+    summed as (select m.workspace_id, t.lexeme, sum(m.posts)::int as posts from moved m, unnest(m.lexemes) t(lexeme) group by 1, 2),
     written as (
       insert into post_term_counts as c (workspace_id, lexeme, posts)
       select s.workspace_id, s.lexeme, s.posts from summed s where exists (select 1 from workspaces w where w.id = s.workspace_id)

@@ -33,11 +33,9 @@ export const postsModule = (ctx: AppContext) =>
       response: { 200: PostListResponse },
       detail: { operationId: 'listPosts', tags, summary: "A board's posts, paged", description: 'Merged posts are left out. `limit` is an alias of `per_page`. Filters: `status` (name or id), `label` (slug), `q` (full-text, websearch syntax), `verified` (`false`: only posts by anonymous visitors who have not confirmed their e-mail address; `true`: the others). Demand: `sort=mrr|companies|score`, `company` (external or `co_` id), `min_mrr`; a caller who may not read revenue gets 403 FORBIDDEN for `sort=mrr` and `min_mrr`.${DEMAND} `total` is exact without `label`, `q`, `verified`, `company` and `min_mrr`; with any of them it counts at most 200 matches past the start of the page (exact when fewer match, otherwise a lower bound that grows as you page on).' },
     })
-    .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, set, request }) => {
-      const post = await posts.createPost(ctx.db, workspace.id, caller, params.board_slug, { ...body, language: writerLanguage(body.locale, request) })
-      set.status = 201
-      return post
-    }, {
+    // The post as PostgreSQL rendered it in the create's statement, sent as it comes.
+    .post('/boards/:board_slug/posts', async ({ workspace, caller, params, body, request }) =>
+      jsonText(await posts.createPostJson(ctx.db, workspace.id, caller, params.board_slug, { ...body, language: writerLanguage(body.locale, request) }), 201), {
       params: BoardPostsParams,
       body: PostCreate,
       workspace: { scope: 'posts:write' },

@@ -21,7 +21,7 @@ const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt),
 const labelSlugs = sql<string[]>`coalesce((select array_agg(${labels.slug} order by ${labels.slug}) from ${postLabels} join ${labels} on ${labels.id} = ${postLabels.labelId} where ${postLabels.postId} = ${posts.id}), '{}')`
 
 /** The joins every post response reads: board, status and the three kinds of author. */
-const withPostJoins = <Q extends PgSelect>(query: Q) => query
+export const withPostJoins = <Q extends PgSelect>(query: Q) => query
   .innerJoin(boards, eq(boards.id, posts.boardId))
   .innerJoin(statuses, eq(statuses.id, posts.statusId))
   .leftJoin(authorUser, eq(authorUser.id, posts.authorUserId))
@@ -41,7 +41,7 @@ function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, e
  * comes, with no join, row mapping, rendering, response validation or serialisation; test/api/post-json.test.ts
  * and post-list-model.test.ts compare it with the process's rendering.
  */
-const postItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end || ${posts.listTail}`
+export const postItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end || ${posts.listTail}`
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 

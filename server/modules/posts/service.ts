@@ -1,6 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client.ts'
-import { compiled } from '../../db/compiled.ts'
+import { rowsOf, type Db, type Tx } from '../../db/client.ts'
 import { members, postLabels, posts, statusChanges, votes, workspaces } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -10,7 +9,8 @@ import type { Caller } from '../../plugins/auth.ts'
 import { recordEvent } from '../../events/outbox.ts'
 import { authorColumns, resolveActor, teamAuthor, type FeedbackCaller, type OnBehalf } from '../feedback/actor.ts'
 import { findBoard, findPost, resolveLabels, resolveStatus } from '../feedback/lookups.ts'
-import { getPost, recordPostCreated } from './queries.ts'
+import { getPost, getPostJson, recordPostCreated, type PostResponseBody } from './queries.ts'
+import { createPostStatement } from './create.ts'
 import { applyFactors, recordScoreChanged } from '../scoring/service.ts'
 
 export interface PostInput extends OnBehalf {
@@ -40,67 +40,71 @@ function cleanTitle(title: string) {
   return clean
 }
 
-const param = sql.placeholder
-const insertPost = compiled('insert_post', (db) => db.insert(posts).values({
-  id: param('id'), workspaceId: param('workspaceId'), boardId: param('boardId'), title: param('title'), body: param('body'), statusId: param('statusId'),
-  authorUserId: param('authorUserId'), authorEndUserId: param('authorEndUserId'), authorKeyId: param('authorKeyId'), authorName: param('authorName'),
-  labelIds: param('labelIds'), language: param('language'), moderation: param('moderation'),
-}))
-const insertFirstStatus = compiled('insert_first_status', (db) => db.insert(statusChanges).values({
-  id: param('id'), postId: param('postId'), fromStatusId: null, toStatusId: param('statusId'), changedByUserId: param('changedByUserId'), changedByKeyId: param('changedByKeyId'),
-}))
-
 /** Whether an end user's new post gets its author's vote (`settings.author_votes`, default true). */
-async function authorVotes(tx: Tx, workspaceId: string) {
+async function authorVotes(tx: Db | Tx, workspaceId: string) {
   const [row] = await tx.select({ on: sql<boolean>`coalesce((${workspaces.settings}->>'author_votes')::boolean, true)` }).from(workspaces).where(eq(workspaces.id, workspaceId))
   return row?.on ?? true
 }
 
-/**
- * Creates the post, its labels, its first status-history entry and the `post.created` event in one transaction.
- * Single statements that do not need each other's results start together: on PostgreSQL they go out
- * pipelined, in the order started (one round trip for the group); PGlite runs them one after the other.
- * Only single statements: a step that awaited one statement before sending the next could send it after
- * a sibling's failure had already rolled the transaction back.
- */
 /** What moderation decided for an end user's write (moderation/service.ts): held, and its check to keep beside the post. */
 export interface PostModeration {
   held: boolean
   record?: (tx: Tx, postId: string) => Promise<unknown>
 }
 
-export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput, moderation: PostModeration = { held: false }) {
-  const created = await db.transaction(async (tx) => {
-    const [board, status, labelRows] = await Promise.all([
-      findBoard(tx, workspaceId, boardSlug),
-      resolveStatus(tx, workspaceId, input.status),
-      resolveLabels(tx, workspaceId, input.labels ?? []),
-    ])
-    const actor = await resolveActor(tx, workspaceId, caller, input)
-    const id = newId('post')
-    const title = cleanTitle(input.title)
-    // A post an end user writes themselves (widget, portal) starts with their own vote, unless the workspace
-    // turns that off; one a member or key files for them (an import, a support ticket) does not vote for them.
-    const firstVote = caller.kind === 'end_user' && actor.kind === 'end_user' && (await authorVotes(tx, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
-    const written = await Promise.all([
-      // Written with the post, so the post_labels trigger that keeps label_ids finds them already there.
-      insertPost(tx).execute({ id, workspaceId, boardId: board.id, title, body: input.body ?? '', statusId: status.id, ...authorColumns(actor), labelIds: labelRows.map((label) => label.id).sort(),
-        language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`), moderation: moderation.held ? 'held' : null }),
-      labelRows.length ? tx.insert(postLabels).values(labelRows.map((label) => ({ postId: id, labelId: label.id }))).execute() : undefined,
-      insertFirstStatus(tx).execute({ id: newId('statusChange'), postId: id, statusId: status.id, changedByUserId: null, changedByKeyId: null, ...changedBy(caller) }),
-      firstVote ? tx.insert(votes).values({ id: firstVote.id, workspaceId, postId: id, endUserId: firstVote.endUserId }).execute() : undefined,
-      firstVote ? tx.update(posts).set({ voteCount: 1 }).where(eq(posts.id, id)).execute() : undefined,
-      getPost(tx, workspaceId, id),
-      moderation.record?.(tx, id),
-      // A held post is announced when it is approved (moderation/service.ts approvePost), never before.
-      // The event's post is written by PostgreSQL from the rows above: no wait for the post to come back.
-      moderation.held ? undefined : recordPostCreated(tx, workspaceId, id),
-      firstVote && !moderation.held ? recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 }) : undefined,
-    ])
-    return written[5]
-  })
+/**
+ * Creates the post, its labels, its first status-history entry and the `post.created` event; returns the
+ * post as JSON text, rendered by PostgreSQL (GET /posts/{id}'s body). A key's or member's post is one
+ * statement (createPostStatement) and nothing else. A write that needs more (an end user resolved or
+ * created, the author's vote, a moderation check) runs in a transaction with the statement in it.
+ */
+export async function createPostJson(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput, moderation: PostModeration = { held: false }): Promise<string> {
+  const alone = caller.kind !== 'end_user' && input.email === undefined && input.end_user_id === undefined && !moderation.record
   // Duplicate suggestions are found in the background: post.created queues a check (duplicates/queue.ts).
-  return created
+  return alone ? writePost(db, workspaceId, caller, boardSlug, input, moderation) : db.transaction((tx) => writePost(tx, workspaceId, caller, boardSlug, input, moderation))
+}
+
+/** createPostJson's post as an object (the MCP tool, inbound e-mail, the widget's and portal's writes). */
+export async function createPost(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput, moderation: PostModeration = { held: false }): Promise<PostResponseBody> {
+  return JSON.parse(await createPostJson(db, workspaceId, caller, boardSlug, input, moderation))
+}
+
+async function writePost(db: Db | Tx, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput, moderation: PostModeration) {
+  const actor = await resolveActor(db, workspaceId, caller, input)
+  const id = newId('post')
+  const title = cleanTitle(input.title)
+  // A post an end user writes themselves (widget, portal) starts with their own vote, unless the workspace
+  // turns that off; one a member or key files for them (an import, a support ticket) does not vote for them.
+  const firstVote = caller.kind === 'end_user' && actor.kind === 'end_user' && (await authorVotes(db, workspaceId)) ? { id: newId('vote'), endUserId: actor.endUserId } : null
+  const labels = [...new Set(input.labels ?? [])]
+  const [created] = rowsOf<{ json: string }>(await createPostStatement(db, labels).execute({
+    workspaceId, boardSlug, status: input.status ?? null, labels, id, title, body: input.body ?? '', ...authorColumns(actor),
+    language: input.language ?? detectLanguage(`${title}\n${input.body ?? ''}`), moderation: moderation.held ? 'held' : null,
+    statusChangeId: newId('statusChange'), changedByUserId: null, changedByKeyId: null, ...changedBy(caller), eventId: newId('event'), showMrr: true,
+    // A held post is announced when it is approved (moderation/service.ts approvePost), never before; a post
+    // with its author's vote is announced below, once the vote's demand trigger has updated it.
+    announce: !moderation.held && !firstVote,
+  }))
+  if (!created) return missingReference(db, workspaceId, boardSlug, input)
+  if (!firstVote && !moderation.record) return created.json
+  const tx = db as Tx
+  const written = await Promise.all([
+    firstVote ? tx.insert(votes).values({ id: firstVote.id, workspaceId, postId: id, endUserId: firstVote.endUserId }).execute() : undefined,
+    firstVote ? tx.update(posts).set({ voteCount: 1 }).where(eq(posts.id, id)).execute() : undefined,
+    moderation.record?.(tx, id),
+    firstVote && !moderation.held ? recordPostCreated(tx, workspaceId, id) : undefined,
+    firstVote && !moderation.held ? recordEvent(tx, workspaceId, 'vote.created', { vote: { id: firstVote.id, post_id: id, voter: { type: 'end_user', id: firstVote.endUserId } }, votes: 1 }) : undefined,
+    firstVote ? getPostJson(tx, workspaceId, id, true) : undefined,
+  ])
+  return written[5]?.value ?? created.json
+}
+
+/** Why the create statement wrote nothing: the board, then the status, then a label is unknown (the errors the lookups give). */
+async function missingReference(db: Db | Tx, workspaceId: string, boardSlug: string, input: PostInput): Promise<never> {
+  await findBoard(db, workspaceId, boardSlug)
+  await resolveStatus(db, workspaceId, input.status)
+  await resolveLabels(db, workspaceId, input.labels ?? [])
+  throw conflict('The board, status or labels changed while the post was written; try again')
 }
 
 export interface PostChanges {
