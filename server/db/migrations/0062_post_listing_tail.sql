@@ -1,8 +1,10 @@
 -- The read model's trigger (migration 0060) looked up the board, status, labels and author of every updated
--- post, so an update that changes only what the item's tail shows (demand, score, factors, moderation) paid
--- five look-ups a row: a company's MRR moving 10,000 posts took 2.2 s against 0.7 s before 0060 (bench/demand.ts,
--- BENCHMARKS.md). The tail is now written on its own; the head is rendered on insert, when a column it shows
--- changes, or when a source trigger empties it (a renamed board, status, label or author: `list_head = ''`).
+-- post and rewrote its tail, so an update of demand, score or moderation alone paid five look-ups and a wider
+-- row a post: a company's MRR moving 10,000 posts took 2.2 s against 1.0 s before 0060 (bench/demand.ts,
+-- BENCHMARKS.md). The tail (weighted demand, score, factors, moderation: plain columns) is now written by the
+-- read itself (`postItemJson`), and the head is rendered on insert, when a column it shows changes, or when a
+-- source trigger empties it (a renamed board, status, label or author: `list_head = ''`).
+ALTER TABLE "posts" DROP COLUMN "list_tail";--> statement-breakpoint
 CREATE OR REPLACE FUNCTION chorus_post_listing() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   board_slug text;
@@ -12,13 +14,9 @@ DECLARE
   author text;
   verified boolean := NEW.author_end_user_id IS NULL;
 BEGIN
-  -- The tail holds no looked-up row: it is written on every insert and update.
-  -- Math.round(weighted * 1e6) / 1e6, as the process rounds it.
-  NEW.list_tail := ',"weighted":' || (floor(NEW.demand_weighted * 1000000::float8 + 0.5) / 1000000::float8)
-    || '},"score":' || coalesce(NEW.score::text, 'null') || ',"factors":' || NEW.factors::text || ',"moderation":' || chorus_json(NEW.moderation) || '}';
   -- Nothing the head shows changed (an update of demand, score or moderation alone, e.g. a company's MRR
-  -- moving 10,000 posts): the head stays, without its five look-ups. The source triggers below empty the head
-  -- to have it rendered again.
+  -- moving 10,000 posts): nothing to write, and no look-up. The source triggers below empty the head to have it
+  -- rendered again.
   IF TG_OP = 'UPDATE' AND NEW.list_head <> '' AND NEW.list_head = OLD.list_head
     AND (NEW.id, NEW.board_id, NEW.title, NEW.body, NEW.status_id, NEW.label_ids, NEW.vote_count, NEW.comment_count,
          NEW.author_user_id, NEW.author_end_user_id, NEW.author_key_id, NEW.owner_user_id, NEW.merged_into_id,

@@ -150,11 +150,10 @@ export const posts = pgTable('posts', {
   /** The team's scoring inputs (reach, impact, ...) and the score the workspace's model gives them (null: unscored). */
   /**
    * The board list's read model (migration 0060, docs/architecture.md): the post's item of the team's list as JSON
-   * text, cut around the MRR figure (`list_head` ends with `"mrr":`), rendered by a trigger on every change of the
+   * text up to the MRR figure (`list_head` ends with `"mrr":`; the read writes the rest), rendered by a trigger on every change of the
    * post or of a row it shows; never written by the application.
    */
   listHead: text('list_head').notNull().default(''),
-  listTail: text('list_tail').notNull().default(''),
   factors: jsonb('factors').$type<Record<string, number>>().notNull().default({}),
   score: doublePrecision('score'),
   createdAt: createdAt(),

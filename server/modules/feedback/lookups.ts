@@ -11,7 +11,7 @@ const param = sql.placeholder
 const boardBySlug = compiled('board_by_slug', (db) => db.select().from(boards).where(and(eq(boards.workspaceId, param('workspaceId')), eq(boards.slug, param('slug')))))
 const defaultStatus = compiled('default_status', (db) => db.select().from(statuses).where(and(eq(statuses.workspaceId, param('workspaceId')), eq(statuses.isDefault, true))).limit(1))
 // A post's row without its list item (migration 0060: read by the board list only, not by the writes that lock the post).
-const { listHead: _listHead, listTail: _listTail, ...postRowColumns } = getTableColumns(posts)
+const { listHead: _listHead, ...postRowColumns } = getTableColumns(posts)
 const postRow = compiled('post_row', (db) => db.select(postRowColumns).from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))))
 const lockedPostRow = compiled('locked_post_row', (db) => db.select(postRowColumns).from(posts).where(and(eq(posts.id, param('postId')), eq(posts.workspaceId, param('workspaceId')))).for('update'))
 

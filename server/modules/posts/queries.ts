@@ -14,7 +14,7 @@ import { CREDENTIAL_CHANGES } from '../../lib/rate-limit.ts'
 
 // What a post response reads: not the search vector, the sort keys only lists need, the workspace (the
 // caller's) or the stored author name (the author comes from the joined rows); its times as it writes them.
-const { search: _search, trending: _trending, labelIds: _labelIds, listHead: _listHead, listTail: _listTail, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
+const { search: _search, trending: _trending, labelIds: _labelIds, listHead: _listHead, workspaceId: _workspaceId, authorName: _authorName, ...tableColumns } = getTableColumns(posts)
 const postColumns = { ...tableColumns, createdAt: isoTimestamp(posts.createdAt), updatedAt: isoTimestamp(posts.updatedAt) }
 
 // A correlated subquery: a page's labels come with its rows (one round trip), looked up by the post_labels key.
@@ -41,7 +41,9 @@ function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, e
  * comes, with no join, row mapping, rendering, response validation or serialisation; test/api/post-json.test.ts
  * and post-list-model.test.ts compare it with the process's rendering.
  */
-export const postItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end || ${posts.listTail}`
+export const postItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end
+  || ',"weighted":' || (floor(${posts.demandWeighted} * 1000000::float8 + 0.5) / 1000000::float8)
+  || '},"score":' || coalesce(${posts.score}::text, 'null') || ',"factors":' || ${posts.factors}::text || ',"moderation":' || coalesce(to_json(${posts.moderation})::text, 'null') || '}'`
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
