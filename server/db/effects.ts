@@ -25,6 +25,12 @@ export function holdIdempotencyKey(held: HeldKey) {
   if (store) store.held = held
 }
 
+/**
+ * Whether the request holds an Idempotency-Key its effect must mark: a write that would otherwise be one
+ * statement without a transaction (the create) takes one then, so the mark commits with it.
+ */
+export const holdsIdempotencyKey = () => Boolean(current.getStore()?.held)
+
 /** The key was answered or released: later transactions of the request (none, normally) leave it alone. */
 export function letGoIdempotencyKey() {
   const store = current.getStore()

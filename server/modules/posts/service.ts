@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
+import { holdsIdempotencyKey } from '../../db/effects.ts'
 import { members, postLabels, posts, statusChanges, votes, workspaces } from '../../db/schema/index.ts'
 import { conflict, invalid } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -56,10 +57,11 @@ export interface PostModeration {
  * Creates the post, its labels, its first status-history entry and the `post.created` event; returns the
  * post as JSON text, rendered by PostgreSQL (GET /posts/{id}'s body). A key's or member's post is one
  * statement (createPostStatement) and nothing else. A write that needs more (an end user resolved or
- * created, the author's vote, a moderation check) runs in a transaction with the statement in it.
+ * created, the author's vote, a moderation check) runs in a transaction with the statement in it, and so
+ * does a request holding an Idempotency-Key (its mark must commit with the post: db/effects.ts).
  */
 export async function createPostJson(db: Db, workspaceId: string, caller: FeedbackCaller, boardSlug: string, input: PostInput, moderation: PostModeration = { held: false }): Promise<string> {
-  const alone = caller.kind !== 'end_user' && input.email === undefined && input.end_user_id === undefined && !moderation.record
+  const alone = caller.kind !== 'end_user' && input.email === undefined && input.end_user_id === undefined && !moderation.record && !holdsIdempotencyKey()
   // Duplicate suggestions are found in the background: post.created queues a check (duplicates/queue.ts).
   return alone ? writePost(db, workspaceId, caller, boardSlug, input, moderation) : db.transaction((tx) => writePost(tx, workspaceId, caller, boardSlug, input, moderation))
 }
