@@ -56,9 +56,8 @@ export async function createContext(config: Config, database: Database, override
   const log = overrides.log ?? createLogger(config.logLevel)
   const secrets = await createSecrets(config.secretKey)
   const changes = createChangeFeed()
-  // The caches hear changes on this thread, on both databases: a background worker busy loading its rare
-  // loops, or restarting, must not hold back what every other process already sees.
-  await database.listenForChanges(changes.changed, changes.setLive)
+  // PGlite announces changes in this thread; on PostgreSQL the background worker's connection does (supervisor.ts).
+  if (database.driver === 'pglite') await database.listenForChanges(changes.changed, changes.setLive)
   const readDatabase = config.databaseReadUrl ? openDatabase(config.databaseReadUrl, config.dataDir) : undefined
   return {
     config: config as Config & { secretKey: string },
