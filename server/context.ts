@@ -56,7 +56,8 @@ export async function createContext(config: Config, database: Database, override
   const log = overrides.log ?? createLogger(config.logLevel)
   const secrets = await createSecrets(config.secretKey)
   const changes = createChangeFeed()
-  // PGlite announces changes in this thread; on PostgreSQL the background worker's connection does (supervisor.ts).
+  // PGlite announces changes in this thread as they commit. On PostgreSQL the server listens once it starts
+  // (`listenForCaches`, server/index.ts); until then, and in a process that never listens, the caches are off.
   if (database.driver === 'pglite') await database.listenForChanges(changes.changed, changes.setLive)
   const readDatabase = config.databaseReadUrl ? openDatabase(config.databaseReadUrl, config.dataDir) : undefined
   return {

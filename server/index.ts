@@ -1,6 +1,7 @@
 import { isSupervised, processCount, PROCESS_INDEX_ENV, stopWithSupervisor, superviseProcesses } from './cluster.ts'
 import { createLogger } from './lib/log.ts'
 import { startBackground } from './background/supervisor.ts'
+import { listenForCaches } from './db/changes.ts'
 import { describeError, isConnectionError } from './db/errors.ts'
 import { cannotStart, configOrExit, openMigratedDatabase, resolveSecret, waitForPostgres, whereToGo } from './startup.ts'
 
@@ -19,6 +20,7 @@ async function main() {
   let database: Awaited<ReturnType<typeof openMigratedDatabase>> | undefined
   let started: Awaited<ReturnType<typeof import('./app.ts').createApp>> | undefined
   let background: ReturnType<typeof startBackground> | undefined
+  let caches: ReturnType<typeof listenForCaches> | undefined
   let stopping = false
   const shutdown = async (signal: string) => {
     if (stopping) return
@@ -33,6 +35,7 @@ async function main() {
     // (on PGlite through this thread's database), then close the database.
     if (started?.app.server) await started.app.stop()
     await background?.stop()
+    await caches?.stop()
     started?.ctx.limiter.close()
     await started?.ctx.readDatabase?.close()
     await database?.close()
@@ -56,6 +59,8 @@ async function main() {
   started = await createApp({ config, database })
   if (stopping) return
   const { app, ctx } = started
+  // The per-process caches listen for changes on this thread (PGlite's engine already announces them here).
+  if (database.driver === 'postgres') caches = listenForCaches(database, ctx.changes)
   // postgres.js reads the array types on every new connection without handling a failure: a backend
   // terminated at that moment (restart, failover) rejects a promise nobody awaits, and the connection
   // simply reconnects (docs/postgres-js-rollback-crash.md). Such a rejection must not end the process;

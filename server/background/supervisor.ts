@@ -53,14 +53,12 @@ export function startBackground(ctx: AppContext): Background {
     }
     current.addEventListener('error', (event) => log.error('background worker threw', { error: (event as ErrorEvent).message }))
     current.addEventListener('close', (event) => void closed(current, (event as CloseEvent).code, served))
-    const start: WorkerCommand = { type: 'start', config: ctx.config, driver: ctx.database.driver, counters: ctx.changes.counters }
+    const start: WorkerCommand = { type: 'start', config: ctx.config, driver: ctx.database.driver }
     current.postMessage(start)
   }
 
   async function closed(current: Worker, code: number, served: ReturnType<typeof serveDatabase> | undefined) {
     if (current !== worker) return
-    // Its LISTEN connection went with it: the caches are off until a new worker listens.
-    if (ctx.database.driver === 'postgres') ctx.changes.setLive(false)
     served?.workerGone()
     if (stopping) return void whenStopped?.()
     setState('restarting')
@@ -96,7 +94,6 @@ export function startBackground(ctx: AppContext): Background {
       current.postMessage({ type: 'stop' } satisfies WorkerCommand)
       await Promise.race([stopped, Bun.sleep(STOP_LIMIT_MS)])
       current.terminate()
-      if (ctx.database.driver === 'postgres') ctx.changes.setLive(false)
       await bridge?.close()
       readyWaiters = []
       setState('off')

@@ -7,13 +7,12 @@
 // at idle it holds neither drizzle nor the schema. Drizzle is built on first use of `ctx.db`, by the rare
 // loops' work (mail, duplicate checks, imports, chat sends), which load with their first job (lazy-loop.ts).
 //
-// Messages: main → worker  { type: 'start', config, driver, counters }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
+// Messages: main → worker  { type: 'start', config, driver }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
 //           worker → main  { type: 'ready' }  { type: 'owner', owner }  { type: 'stopped' }  and the bridge's requests
 import type { Config } from '../config.ts'
 import { outboundFor } from '../lib/outbound.ts'
-import { createChangeFeed, type ChangeFeed } from '../db/changes.ts'
 import type { Db } from '../db/client.ts'
-import { openPostgresPool, type PostgresPool } from '../db/postgres-pool.ts'
+import { openPostgresPool } from '../db/postgres-pool.ts'
 import { createLogger } from '../lib/log.ts'
 import { createMailer } from '../lib/mail.ts'
 import { createSecrets } from '../lib/secrets.ts'
@@ -27,7 +26,7 @@ import { bridgedDatabase, type BridgeAnswer } from './pglite-bridge.ts'
 declare const self: Worker
 
 export type WorkerCommand =
-  | { type: 'start'; config: Config & { secretKey: string }; driver: 'pglite' | 'postgres'; counters: Int32Array }
+  | { type: 'start'; config: Config & { secretKey: string }; driver: 'pglite' | 'postgres' }
   | { type: 'stop' }
   | { type: 'exit-on-claim' }
 export type WorkerReport = { type: 'ready' } | { type: 'owner'; owner: number } | { type: 'stopped' }
@@ -41,18 +40,7 @@ let exitOnClaim = false
 let stop: (() => Promise<void>) | undefined
 let stopping = false
 
-/** Listens on `chorus_cache` for the main thread's caches, trying again each second until it listens (they stay off meanwhile). */
-async function listenForCaches(database: PostgresPool, feed: ChangeFeed) {
-  while (!stopping) {
-    try {
-      return void (await database.listenForChanges(feed.changed, feed.setLive))
-    } catch {
-      await Bun.sleep(1000)
-    }
-  }
-}
-
-async function start(config: Config & { secretKey: string }, driver: 'pglite' | 'postgres', counters: Int32Array) {
+async function start(config: Config & { secretKey: string }, driver: 'pglite' | 'postgres') {
   const log = createLogger(config.logLevel)
   let database: BackgroundContext['database'] & { db: Db; close?(): Promise<void> }
   if (driver === 'pglite') {
@@ -75,8 +63,6 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
         return db
       },
     }
-    // The main thread's caches hear changes on this thread's LISTEN connection, the one the loops' wake-ups use.
-    void listenForCaches(pool, createChangeFeed(counters))
   }
   const ctx: BackgroundContext = {
     config, database, log,
@@ -128,7 +114,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
 self.onmessage = (event: MessageEvent<WorkerCommand | BridgeAnswer>) => {
   const message = event.data
   if ('db' in message) return void bridge?.handle(message)
-  if (message.type === 'start') void start(message.config, message.driver, message.counters)
+  if (message.type === 'start') void start(message.config, message.driver)
   else if (message.type === 'exit-on-claim') exitOnClaim = true
   else if (message.type === 'stop') void (stop?.() ?? Promise.resolve()).finally(() => report({ type: 'stopped' }))
 }

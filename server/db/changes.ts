@@ -1,13 +1,14 @@
 // Per-process caches that every process drops at once. A trigger on each table a cache reads NOTIFYs
-// `chorus_cache` with the table's name at commit (migration 0043); the process's one LISTEN connection
-// hears it (on PostgreSQL the background worker's, on PGlite the engine itself, which calls listeners
-// before the writing statement returns). The listener counts each change in memory shared with the main
-// thread (a SharedArrayBuffer, no message hop: a worker's message reaches the main thread only after the
-// I/O already pending there, so a request right behind a revocation could still be answered from memory),
-// and a cache checks the counters of its tables at every read.
+// `chorus_cache` with the table's name at commit (migration 0043); the process's main thread hears it on a
+// LISTEN connection of its own (`listenForCaches`, opened by server/index.ts; on PGlite the engine itself,
+// which calls listeners before the writing statement returns) and counts each change; a cache checks the
+// counters of its tables at every read. Not the background worker's connection: loading a rare loop on its
+// first job stalls that thread once, and a worker restart drops its connections; neither may hold back a
+// change every other process already sees.
 // The caches are on only while that connection listens: from the moment it is lost (or before it first
-// listens, or in a process without a worker) every look-up goes to the database, so nothing committed
-// while no one was listening can be served from memory. Each (re)connect drops everything.
+// listens, or in a process that never listens, such as the in-process test harness on PostgreSQL) every
+// look-up goes to the database, so nothing committed while no one was listening can be served from memory.
+// Each (re)connect drops everything.
 // The public answers (server/lib/public-cache.ts) hear the same channel with payloads `public:<workspace id>`
 // (migration 0049): those count in one of PUBLIC_SLOTS counters by the workspace's hash (two workspaces that
 // share a slot only drop each other's pages more often), and `workspaces` or `public:*` in one that drops all.
@@ -27,7 +28,7 @@ const PUBLIC_ALL = PUBLIC_ANY + 1
 const PUBLIC_SLOT0 = PUBLIC_ALL + 1
 
 /** Slot 0: the listening connection's epoch, odd while it listens; then one change counter per table, then the public counters. */
-export const changeCounters = () => new Int32Array(new SharedArrayBuffer(4 * (PUBLIC_SLOT0 + PUBLIC_SLOTS)))
+const changeCounters = () => new Int32Array(4 * (PUBLIC_SLOT0 + PUBLIC_SLOTS))
 
 /** FNV-1a of a workspace id, to its public slot (exported for tests: two workspaces may share one). */
 export function publicSlot(workspaceId: string) {
@@ -37,8 +38,6 @@ export function publicSlot(workspaceId: string) {
 }
 
 export interface ChangeFeed {
-  /** The shared counters, handed to the thread that listens. */
-  readonly counters: Int32Array
   /** True while the process hears every change: caches answer only then. */
   readonly live: boolean
   /** A committed change to `table` (the payload of `chorus_cache`); unknown names are ignored. */
@@ -53,43 +52,66 @@ export interface ChangeFeed {
   readonly publicChanges: number
 }
 
-export function createChangeFeed(counters: Int32Array = changeCounters()): ChangeFeed {
+export function createChangeFeed(): ChangeFeed {
+  const counters = changeCounters()
   const slot = (table: string) => CACHED_TABLES.indexOf(table as CachedTable) + 1
   return {
-    counters,
-    get live() { return (Atomics.load(counters, 0) & 1) === 1 },
+    get live() { return (counters[0]! & 1) === 1 },
     changed(table) {
-      // The public counters: "any" first, so a reader that sees a slot move also sees "any" moved (public-cache.ts).
       if (table.startsWith('public:')) {
         const workspaceId = table.slice(7)
-        Atomics.add(counters, PUBLIC_ANY, 1)
-        Atomics.add(counters, workspaceId === '*' ? PUBLIC_ALL : publicSlot(workspaceId), 1)
+        counters[PUBLIC_ANY]! += 1
+        counters[workspaceId === '*' ? PUBLIC_ALL : publicSlot(workspaceId)]! += 1
         return
       }
       const index = slot(table)
-      if (index > 0) Atomics.add(counters, index, 1)
+      if (index > 0) counters[index]! += 1
       // A workspace's settings, branding, slug or deletion: rare, so every public answer goes.
       if (table === 'workspaces') {
-        Atomics.add(counters, PUBLIC_ANY, 1)
-        Atomics.add(counters, PUBLIC_ALL, 1)
+        counters[PUBLIC_ANY]! += 1
+        counters[PUBLIC_ALL]! += 1
       }
     },
     setLive(live) {
       // Always a new epoch, so a reconnect drops what was cached before it even if no close was seen.
-      const epoch = Atomics.load(counters, 0)
-      Atomics.store(counters, 0, epoch + ((epoch & 1) === (live ? 1 : 0) ? 2 : 1))
+      const epoch = counters[0]!
+      counters[0] = epoch + ((epoch & 1) === (live ? 1 : 0) ? 2 : 1)
     },
     stamp(tables) {
       // Each counter moves by small steps: weighting by position keeps two tables' changes from cancelling out.
-      let stamp = Atomics.load(counters, 0)
-      for (const table of tables) stamp = (stamp * 31 + Atomics.load(counters, slot(table))) | 0
+      let stamp = counters[0]!
+      for (const table of tables) stamp = (stamp * 31 + counters[slot(table)]!) | 0
       return stamp
     },
     publicStamp(workspaceId) {
-      const epoch = Atomics.load(counters, 0)
-      return ((epoch * 31 + Atomics.load(counters, PUBLIC_ALL)) * 31 + Atomics.load(counters, publicSlot(workspaceId))) | 0
+      const epoch = counters[0]!
+      return ((epoch * 31 + counters[PUBLIC_ALL]!) * 31 + counters[publicSlot(workspaceId)]!) | 0
     },
-    get publicChanges() { return (Atomics.load(counters, 0) * 31 + Atomics.load(counters, PUBLIC_ANY)) | 0 },
+    get publicChanges() { return (counters[0]! * 31 + counters[PUBLIC_ANY]!) | 0 },
+  }
+}
+
+/**
+ * Keeps `feed` hearing `chorus_cache` on the database's LISTEN connection, trying each second until the first
+ * LISTEN succeeds (the database may still be starting; the caches stay off meanwhile); the connection itself
+ * re-listens after a drop. `stop()` ends it, caches off.
+ */
+export function listenForCaches(database: { listenForChanges(onChange: (table: string) => void, onLive: (live: boolean) => void): Promise<() => Promise<void>> }, feed: ChangeFeed) {
+  let stopped = false
+  const listening = (async () => {
+    while (!stopped) {
+      try {
+        return await database.listenForChanges(feed.changed, feed.setLive)
+      } catch {
+        await Bun.sleep(1000)
+      }
+    }
+  })()
+  return {
+    async stop() {
+      stopped = true
+      await (await listening)?.()
+    },
   }
 }
 
