@@ -35,7 +35,35 @@ function randomBase36(length: number): string {
   return out
 }
 
+/** The base36 string one greater, or undefined past `zzz…` (1 in 36^16 for a random start). */
+function incrementBase36(value: string): string | undefined {
+  for (let i = value.length - 1; i >= 0; i--) {
+    const digit = BASE36.indexOf(value[i]!)
+    if (digit < 35) return value.slice(0, i) + BASE36[digit + 1] + '0'.repeat(value.length - 1 - i)
+  }
+  return undefined
+}
+
+// The last event id this thread minted. Events are dispatched and listed in id order, and one request
+// often writes several in the same millisecond (a create's `post.created`, then its author's
+// `vote.created`): with a random suffix each, those sorted at random. Within a millisecond an event id's
+// suffix counts up from the previous one instead, so this thread's events sort in the order they were
+// minted. (Event ids are not secrets: a receiver that sees one learns nothing it could call.)
+let lastEvent = { time: 0, suffix: '' }
+
+function newEventId(): string {
+  const now = Date.now()
+  if (now > lastEvent.time) lastEvent = { time: now, suffix: randomBase36(RANDOM_CHARS) }
+  else {
+    // The same millisecond, or a clock that stepped back: the last time kept, the suffix one up.
+    const suffix = incrementBase36(lastEvent.suffix)
+    lastEvent = suffix ? { time: lastEvent.time, suffix } : { time: lastEvent.time + 1, suffix: randomBase36(RANDOM_CHARS) }
+  }
+  return `${ID_PREFIXES.event}_${lastEvent.time.toString(36).padStart(9, '0')}${lastEvent.suffix}`
+}
+
 export function newId(kind: IdKind): string {
+  if (kind === 'event') return newEventId()
   const time = Date.now().toString(36).padStart(9, '0')
   return `${ID_PREFIXES[kind]}_${time}${randomBase36(RANDOM_CHARS)}`
 }

@@ -109,6 +109,17 @@ describe('post.created', () => {
     expect(created.post).toMatchObject({ votes: 1, author: { type: 'end_user', email: 'visitor@example.com' }, moderation: null })
   })
 
+  test("a visitor's post.created sorts before the vote.created the same request writes (event ids count up within a millisecond)", async () => {
+    // Both ids are minted within microseconds of each other; with random suffixes, about half of these
+    // pairs sorted the vote first, and the dispatcher takes events in id order.
+    for (let i = 0; i < 12; i++) {
+      const res = await h.client().post(`/api/v1/public/${ws.slug}/boards/ideas/posts`, { title: `Ordered events ${i}`, email: `order-${i}@example.com` })
+      expect(res.status).toBe(201)
+      const announced = (await eventsOf(res.body.id)).sort((a, b) => (a.id < b.id ? -1 : 1))
+      expect(announced.map((row) => row.type)).toEqual(['post.created', 'vote.created'])
+    }
+  })
+
   test('a create refused (unknown board, status or label) leaves no post and no event', async () => {
     const api = h.client({ authorization: `Bearer ${full}` })
     const before = (await h.db.select().from(events).where(eq(events.workspaceId, ws.id))).length

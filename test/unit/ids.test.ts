@@ -20,6 +20,16 @@ describe('ids', () => {
     expect(ids.every((id) => id > first)).toBe(true)
   })
 
+  test('event ids sort in the order this thread minted them, also within one millisecond', () => {
+    const ids = Array.from({ length: 5000 }, () => newId('event'))
+    expect(new Set(ids).size).toBe(5000)
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true)
+    for (const id of ids) expect(isId('event', id)).toBe(true)
+    // Other kinds keep a random suffix: a later id of the same millisecond may sort first.
+    const posts = Array.from({ length: 5000 }, () => newId('post'))
+    expect(posts.every((id, i) => i === 0 || id > posts[i - 1]!)).toBe(false)
+  })
+
   test('the random part uses the whole alphabet', () => {
     const chars = new Set(Array.from({ length: 500 }, () => newId('vote').slice(-16)).join(''))
     expect(chars.size).toBe(36)
