@@ -189,15 +189,18 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     }))
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
-    // A full batch may have left more behind: the next round takes it.
-    if (dispatched >= DISPATCH_LIMIT || (room > 0 && jobs.length >= room)) webhooksDue = true
+    // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
+    // round fanned out is still unclaimed): the next round takes it. Clearing the flag after a claim with no
+    // room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in flight had
+    // finished: BENCHMARKS.md, "a burst stalled for the backstop".
+    if (dispatched >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
     return dispatched + jobs.length
   }
 
   async function claimOthers(queue: DeliveryQueue, room: number) {
     const claimed = room > 0 && !stopped ? await queue.claim(owner, room) : []
     for (const job of claimed) track(deliverOther(queue, job))
-    if (room > 0 && claimed.length >= room) othersDue = true
+    if (claimed.length >= room) othersDue = true
     return claimed.length
   }
 

@@ -8,6 +8,8 @@ import { createDns } from '../../server/lib/dns.ts'
 import { createOutbound } from '../../server/lib/outbound.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
+import { sql as sqlText, type SqlRunner } from '../../server/db/sql-text.ts'
+import { recordEvent } from '../../server/events/outbox.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { eventually, startReceiver } from '../helpers/receiver.ts'
@@ -264,6 +266,65 @@ describe('bounds', () => {
     expect(postsSent('/bounded')).toEqual(posts.sort())
     await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
   }), 30_000)
+
+  // The bench's drain of 5,000 stalled about one run in five: ~1,000 deliveries waited for the 30 s backstop.
+  // A round that found every claim slot held could claim nothing, and cleared the "webhooks due" flag all
+  // the same; when the attempts in flight finished before the loop went idle (so it was no longer full),
+  // nothing set it again and the fanned-out deliveries left waited for the backstop. Here that order is
+  // forced: such a round is held before its commit until both attempts in flight have come back.
+  test('deliveries left behind by a round with every claim slot held go out when a slot frees, not at the idle backstop', async () => {
+    const releases: (() => void)[] = []
+    receiver.respondWith(() => new Promise<Response>((resolve) => releases.push(() => resolve(new Response('ok')))))
+    const { id } = await hook('/full')
+    let gate: { entered(): void; open: Promise<void> } | undefined
+    // The loop's statements, with its next fan-out-and-claim transaction held before its commit when the test asks.
+    const gated: SqlRunner = {
+      rows: (statement) => h.database.sql.rows(statement),
+      transaction: (work) => h.database.sql.transaction(async (tx) => {
+        const result = await work(tx)
+        const held = gate
+        if (held && result && typeof result === 'object' && 'jobs' in result) {
+          gate = undefined
+          held.entered()
+          await held.open
+        }
+        return result
+      }),
+    }
+    await runner.stop()
+    await dispatcher.stop()
+    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: gated } }, { databaseUrl: h.databaseUrl, maxSending: 1 })
+    await runner.ready()
+    try {
+      // Three events in one commit, fanned out in one round: two claimed (twice maxSending; one on the wire,
+      // held by the receiver, one waiting for its slot), the third left pending.
+      const ids = ['post_full_a', 'post_full_b', 'post_full_c']
+      await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
+      await receiver.waitFor('/full', 1)
+      await eventually(async () => (await leasedTo(id)) === 2 && (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 3)
+      // A wake-up with both slots held: the round finds no room. It is held open while both attempts come back.
+      let openGate!: () => void
+      const entered = new Promise<void>((resolve) => (gate = { entered: resolve, open: new Promise<void>((done) => (openGate = done)) }))
+      await h.database.sql.rows(sqlText`select pg_notify('chorus_work_events', '')`)
+      await entered
+      releases.shift()!()
+      await receiver.waitFor('/full', 2)
+      releases.shift()!()
+      await Bun.sleep(100)
+      openGate()
+      await eventually(() => receiver.to('/full').length === 3, 3000, 'the third delivery within 3 s (the backstop is 30 s)')
+      releases.shift()!()
+      expect(postsSent('/full')).toEqual([...ids].sort())
+      await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
+    } finally {
+      for (const release of releases.splice(0)) release()
+      receiver.respondWith(() => new Response('ok'))
+      await runner.stop()
+      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+      await runner.ready()
+      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
+    }
+  }, 30_000)
 
   test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
     receiver.respondWith(async () => {
