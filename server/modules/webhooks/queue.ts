@@ -1,7 +1,7 @@
 // The durable side of webhook delivery: its claim (on the shared lease, server/background/leases.ts) and
 // the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
 // over the database, run by the background worker's delivery loop (server/background/).
-import { claimDue, claimDueIn, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
+import { claimDueWith, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
@@ -38,56 +38,43 @@ function openSecret(secrets: Sealer, sealed: string, context: string): Promise<s
   return opened
 }
 
-type ClaimedRow = { webhook_id: string; event_id: string; attempts: number; manual: boolean }
-type EndpointRow = { id: string; url: string; secret: string; previous_secret: string | null; previous_live: boolean }
-type EventRow = { id: string; type: string; workspace_id: string; data: unknown; created_at: string }
-/** What sending the claimed deliveries needs: their endpoints (with whether a rotated-out secret still signs) and their events. */
-const readClaimed = (tx: SqlRunner, claimed: ClaimedRow[]) => Promise.all([
-  tx.rows<EndpointRow>(sql`select id, url, secret, previous_secret, coalesce(previous_secret_expires_at > now(), false) as previous_live
-    from webhooks where id = any(${[...new Set(claimed.map((row) => row.webhook_id))]}::text[])`),
-  // The timestamp as JavaScript's toISOString() writes it: the body's bytes are what is signed.
-  tx.rows<EventRow>(sql`select id, type, workspace_id, data, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at
-    from events where id = any(${[...new Set(claimed.map((row) => row.event_id))]}::text[])`),
-])
-type Claim = { claimed: ClaimedRow[]; read: Awaited<ReturnType<typeof readClaimed>> } | null
-
-/** Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs. */
-export async function claimDeliveries(db: SqlRunner, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  return jobsOf(await claimDue(db, WEBHOOK_JOBS, owner, limit, readClaimed), secrets)
+/** A leased delivery with its endpoint (and whether a rotated-out secret still signs) and its event. */
+type ClaimedJob = {
+  webhook_id: string; event_id: string; attempts: number; manual: boolean
+  url: string; secret: string; previous_secret: string | null; previous_live: boolean
+  type: string; workspace_id: string; data: unknown; created_at: string
 }
+/**
+ * What sending the leased deliveries needs, read in the lease's own statement (leases.ts `claimDueWith`). An
+ * endpoint deleted since took its deliveries with it (cascade): the join leaves nothing to send.
+ */
+const withEndpointAndEvent = sql`select l.webhook_id, l.event_id, l.attempts, l.manual,
+    w.url, w.secret, w.previous_secret, coalesce(w.previous_secret_expires_at > now(), false) as previous_live,
+    -- The timestamp as JavaScript's toISOString() writes it: the body's bytes are what is signed.
+    e.type, e.workspace_id, e.data, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as created_at
+  from leased l join webhooks w on w.id = l.webhook_id join events e on e.id = l.event_id`
 
-/** `claimDeliveries` inside the caller's queue transaction (leases.ts `claimDueIn`): the jobs may be sent once it commits. */
+/**
+ * Leases up to `limit` due webhook deliveries to `owner`, with what sending each one needs, inside the caller's
+ * queue transaction (the delivery loop fans out and claims in one): the jobs may be sent once it commits.
+ */
 export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  return jobsOf(await claimDueIn(tx, WEBHOOK_JOBS, owner, limit, readClaimed), secrets)
-}
-
-async function jobsOf(due: Claim, secrets: Sealer): Promise<DeliveryJob[]> {
-  if (!due) return []
-  const { claimed, read: [endpointRows, eventRows] } = due
-  const endpointsById = new Map(endpointRows.map((row) => [row.id, row]))
-  const eventsById = new Map(eventRows.map((row) => [row.id, row]))
-  // An endpoint deleted since the claim took its deliveries with it (cascade): nothing to send.
-  const live = claimed.filter((row) => endpointsById.has(row.webhook_id) && eventsById.has(row.event_id))
-  const signingSecrets = (endpoint: typeof endpointRows[number]) => {
-    const sealed = [endpoint.secret]
-    if (endpoint.previous_secret && endpoint.previous_live) sealed.push(endpoint.previous_secret)
-    return Promise.all(sealed.map((secret) => openSecret(secrets, secret, sealContext.webhookSecret(endpoint.id))))
+  const claimed = await claimDueWith<ClaimedJob>(tx, WEBHOOK_JOBS, owner, limit, withEndpointAndEvent)
+  const signingSecrets = (row: ClaimedJob) => {
+    const sealed = [row.secret]
+    if (row.previous_secret && row.previous_live) sealed.push(row.previous_secret)
+    return Promise.all(sealed.map((secret) => openSecret(secrets, secret, sealContext.webhookSecret(row.webhook_id))))
   }
-  return Promise.all(live.map(async (row) => {
-    const endpoint = endpointsById.get(row.webhook_id)!
-    const event = eventsById.get(row.event_id)!
-    const signing = await signingSecrets(endpoint)
-    return {
-      webhookId: row.webhook_id,
-      eventId: row.event_id,
-      eventType: event.type,
-      attempt: row.attempts + 1,
-      manual: row.manual,
-      url: endpoint.url,
-      secrets: signing,
-      body: JSON.stringify({ id: event.id, type: event.type, timestamp: event.created_at, workspace_id: event.workspace_id, data: event.data }),
-    }
-  }))
+  return Promise.all(claimed.map(async (row) => ({
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    eventType: row.type,
+    attempt: row.attempts + 1,
+    manual: row.manual,
+    url: row.url,
+    secrets: await signingSecrets(row),
+    body: JSON.stringify({ id: row.event_id, type: row.type, timestamp: row.created_at, workspace_id: row.workspace_id, data: row.data }),
+  })))
 }
 
 export interface Outcome {
