@@ -2,7 +2,7 @@
 // (a delivery loop, one per background worker) holds a session advisory lock on its owner number for
 // its lifetime, and a job's lease names that owner. A lease is live while its owner's lock is held and
 // its time has not run out, so a dead worker's claims are taken over at once and a silent one's after
-// LEASE_SECONDS. Feature modules build their claims on `claimDue` and never write leases themselves.
+// LEASE_SECONDS. Feature modules build their claims on `leaseDue` / `claimDue` and never write leases themselves.
 import { msFrom, sql, type SqlFragment, type SqlRunner } from '../db/sql-text.ts'
 import { queueTransaction } from '../db/work.ts'
 
@@ -32,14 +32,15 @@ export const CHAT_JOBS: JobTable = { table: 'chat_deliveries', keys: ['mapping_i
 const JOB_TABLES = [WEBHOOK_JOBS, CHAT_JOBS]
 
 /**
- * Leases up to `limit` due jobs of `jobs` to `owner`. A lease held by an owner whose advisory lock is
+ * Leases up to `limit` due jobs of `jobs` to `owner`, in the caller's queue transaction (the delivery loop fans
+ * out and claims in one; `claimDue` opens one of its own). A lease held by an owner whose advisory lock is
  * gone (its worker or connection died) is free at once; one whose holder is alive but silent, after
  * LEASE_SECONDS. SKIP LOCKED lets any number of processes claim side by side without waiting on each
  * other. Table and column names are constants, never input. With `select`, the statement answers that
  * query over the leased rows (`leased`) instead of the rows themselves: what sending them needs, read in
  * the same round trip (a data-modifying CTE must be at the top level, so the query is appended here).
  */
-async function leaseDue<Row>(tx: SqlRunner, jobs: JobTable, owner: number, limit: number, select?: SqlFragment): Promise<Row[]> {
+export async function leaseDue<Row>(tx: SqlRunner, jobs: JobTable, owner: number, limit: number, select?: SqlFragment): Promise<Row[]> {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
   const table = sql.raw(jobs.table)
   const returning = sql.raw([...jobs.keys, ...jobs.returning].map((name) => `d.${name}`).join(', '))
@@ -66,23 +67,9 @@ async function leaseDue<Row>(tx: SqlRunner, jobs: JobTable, owner: number, limit
     ${select ?? sql`select * from leased`}`)
 }
 
-/**
- * Leases due jobs of `jobs` (leaseDue) and reads what sending them needs, in one queue transaction
- * (server/db/work.ts: planned for the queue's size today); null when nothing was due.
- */
-export function claimDue<Row, Read>(db: SqlRunner, jobs: JobTable, owner: number, limit: number, read: (tx: SqlRunner, claimed: Row[]) => Promise<Read>): Promise<{ claimed: Row[]; read: Read } | null> {
-  return queueTransaction(db, async (tx) => {
-    const claimed = await leaseDue<Row>(tx, jobs, owner, limit)
-    return claimed.length ? { claimed, read: await read(tx, claimed) } : null
-  })
-}
-
-/**
- * Leases due jobs of `jobs` inside the caller's queue transaction (the delivery loop fans out and claims in
- * one) and answers `select` over them (`leased`, leaseDue): one statement, the jobs with what sending them needs.
- */
-export function claimDueWith<Row>(tx: SqlRunner, jobs: JobTable, owner: number, limit: number, select: SqlFragment): Promise<Row[]> {
-  return leaseDue<Row>(tx, jobs, owner, limit, select)
+/** `leaseDue` in a queue transaction of its own (server/db/work.ts: planned for the queue's size today). */
+export function claimDue<Row>(db: SqlRunner, jobs: JobTable, owner: number, limit: number, select?: SqlFragment): Promise<Row[]> {
+  return queueTransaction(db, (tx) => leaseDue<Row>(tx, jobs, owner, limit, select))
 }
 
 /**

@@ -13,6 +13,8 @@
 // (migration 0049): those count in one of PUBLIC_SLOTS counters by the workspace's hash (two workspaces that
 // share a slot only drop each other's pages more often), and `workspaces` or `public:*` in one that drops all.
 
+import type { Database } from './client.ts'
+
 /** The channel of migration 0043's triggers. */
 export const CACHE_CHANNEL = 'chorus_cache'
 
@@ -96,7 +98,7 @@ export function createChangeFeed(): ChangeFeed {
  * LISTEN succeeds (the database may still be starting; the caches stay off meanwhile); the connection itself
  * re-listens after a drop. `stop()` ends it, caches off.
  */
-export function listenForCaches(database: { listenForChanges(onChange: (table: string) => void, onLive: (live: boolean) => void): Promise<() => Promise<void>> }, feed: ChangeFeed) {
+export function listenForCaches(database: Pick<Database, 'listenForChanges'>, feed: ChangeFeed) {
   let stopped = false
   const listening = (async () => {
     while (!stopped) {

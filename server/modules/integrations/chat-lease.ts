@@ -8,5 +8,5 @@ export type ChatClaim = { mapping_id: string; event_id: string; attempts: number
 
 /** Leases up to `limit` due chat jobs to `owner`. */
 export async function leaseChatJobs(runner: SqlRunner, owner: number, limit: number): Promise<ChatClaim[]> {
-  return (await claimDue(runner, CHAT_JOBS, owner, limit, async (_tx, claimed: ChatClaim[]) => claimed))?.claimed ?? []
+  return claimDue<ChatClaim>(runner, CHAT_JOBS, owner, limit)
 }

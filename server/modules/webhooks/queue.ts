@@ -1,7 +1,7 @@
 // The durable side of webhook delivery: its claim (on the shared lease, server/background/leases.ts) and
 // the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
 // over the database, run by the background worker's delivery loop (server/background/).
-import { claimDueWith, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
+import { leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
@@ -45,7 +45,7 @@ type ClaimedJob = {
   type: string; workspace_id: string; data: unknown; created_at: string
 }
 /**
- * What sending the leased deliveries needs, read in the lease's own statement (leases.ts `claimDueWith`). An
+ * What sending the leased deliveries needs, read in the lease's own statement (leases.ts `leaseDue`). An
  * endpoint deleted since took its deliveries with it (cascade): the join leaves nothing to send.
  */
 const withEndpointAndEvent = sql`select l.webhook_id, l.event_id, l.attempts, l.manual,
@@ -59,7 +59,7 @@ const withEndpointAndEvent = sql`select l.webhook_id, l.event_id, l.attempts, l.
  * queue transaction (the delivery loop fans out and claims in one): the jobs may be sent once it commits.
  */
 export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  const claimed = await claimDueWith<ClaimedJob>(tx, WEBHOOK_JOBS, owner, limit, withEndpointAndEvent)
+  const claimed = await leaseDue<ClaimedJob>(tx, WEBHOOK_JOBS, owner, limit, withEndpointAndEvent)
   const signingSecrets = (row: ClaimedJob) => {
     const sealed = [row.secret]
     if (row.previous_secret && row.previous_live) sealed.push(row.previous_secret)
