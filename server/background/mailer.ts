@@ -25,6 +25,14 @@ export const MAIL_QUEUES: readonly MailQueue[] = [notificationMail, changelogMai
 
 export type Mailer = WokenLoop
 
+/**
+ * Mail is not urgent: after each wake the mailer waits this long before it claims, so the mail of a burst
+ * (a post with many subscribers, a busy minute of new posts) is claimed, read and sent in batches. Without
+ * it a busy server claimed every e-mail on its own and then ran an empty claim of every queue behind it,
+ * ~1.8 ms of PostgreSQL per new post (BENCHMARKS.md, "Mail and suggestions in batches").
+ */
+export const MAIL_GATHER_MS = 100
+
 /** Sends while there is mail to send, then sleeps until new mail commits or the soonest retry falls due (at most `pollMs`, default the backstop). */
 export function startMailer(ctx: BackgroundContext, options: { pollMs?: number; queues?: readonly MailQueue[] } = {}): Mailer {
   const queues = options.queues ?? MAIL_QUEUES
@@ -43,6 +51,7 @@ export function startMailer(ctx: BackgroundContext, options: { pollMs?: number; 
         ctx.log.error('mailer', { error: describeError(error) })
       }
       if (running()) await waker.sleep(sleepMs)
+      if (running()) await Bun.sleep(MAIL_GATHER_MS)
     }
   })
 }

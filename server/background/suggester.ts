@@ -7,6 +7,12 @@ import { msUntilDuplicateCheck, runDuplicateChecks } from '../modules/duplicates
 import type { BackgroundContext } from './context.ts'
 import { wokenLoop, type WokenLoop } from './woken-loop.ts'
 
+/**
+ * A suggestion may arrive a moment late: after each wake the loop waits this long before it claims, so a
+ * burst of new posts is claimed (and its term counts folded) once per batch, not once per post.
+ */
+const CHECK_GATHER_MS = 100
+
 export function startSuggester(ctx: BackgroundContext, options: { pollMs?: number } = {}): WokenLoop {
   const onError = (postId: string, error: unknown) => ctx.log.error('duplicate suggestion step failed', { postId, error: describeError(error) })
   return wokenLoop(ctx.database.listenForWork, ['duplicate_checks'], async (waker, running) => {
@@ -21,6 +27,7 @@ export function startSuggester(ctx: BackgroundContext, options: { pollMs?: numbe
         ctx.log.error('suggester', { error: describeError(error) })
       }
       if (running()) await waker.sleep(sleepMs)
+      if (running()) await Bun.sleep(CHECK_GATHER_MS)
     }
   })
 }

@@ -29,6 +29,7 @@ export async function runDuplicateChecks(db: Db, onError: (postId: string, error
   // The similarity search (service.ts and its text tools) loads on the first claimed check, not with the worker (bench/worker-modules.ts).
   if (!claimed.length) return 0
   const { suggestDuplicates } = await import('./service.ts')
+  const done: string[] = []
   for (const check of claimed) {
     try {
       await suggestDuplicates(db, check.workspace_id, { id: check.post_id, title: check.title, body: check.body, language: check.language, board_id: check.board_id, labelIds: check.label_ids })
@@ -36,8 +37,10 @@ export async function runDuplicateChecks(db: Db, onError: (postId: string, error
       onError(check.post_id, error)
       if (check.attempts < MAX_ATTEMPTS) continue
     }
-    await db.execute(sql`delete from duplicate_checks where post_id = ${check.post_id}`)
+    done.push(check.post_id)
   }
+  // One statement for the batch; a crash before it runs the checks again once their leases lapse (harmless).
+  if (done.length) await db.execute(sql`delete from duplicate_checks where post_id = any(${`{${done.join(',')}}`}::text[])`)
   return claimed.length
 }
 

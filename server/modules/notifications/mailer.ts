@@ -8,7 +8,7 @@ import { notificationEvents, users, workspaces } from '../../db/schema/index.ts'
 import { AUTOMATIC_MAIL_HEADERS, intakeAddress, notificationMessageId } from '../inbound-email/addresses.ts'
 import { withWorkspaceLogo } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
-import { senderFor } from '../sending-domain/service.ts'
+import { sendersFor, type Sender } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/leased-queue.ts'
 import { handleDigestRows } from './digest.ts'
@@ -26,10 +26,12 @@ function claim(ctx: BackgroundContext, limit: number) {
     .where(inArray(notificationEvents.id, claimed.map((row) => row.id))))
 }
 
-async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof claim>>[number]) {
+type Claimed = Awaited<ReturnType<typeof claim>>[number]
+
+/** Sends one e-mail; true when it went, false when it was rescheduled (backed off) or given up. */
+async function sendOne(ctx: BackgroundContext, row: Claimed, sender: Sender): Promise<boolean> {
   const { event } = row
   try {
-    const sender = await senderFor(ctx.db, ctx.secrets, event.workspaceId, row.workspaceName)
     await ctx.mail.send(withWorkspaceLogo({
       to: row.email,
       subject: `[${row.workspaceName}] ${event.subject}`,
@@ -41,7 +43,7 @@ async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof cl
       replyTo: intakeAddress(row.intakeToken, ctx.config.inboundEmailDomain),
       headers: AUTOMATIC_MAIL_HEADERS,
     }, { name: row.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, row.logoFileId) }))
-    await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(eq(notificationEvents.id, event.id))
+    return true
   } catch (error) {
     const failed = event.emailAttempts >= MAX_ATTEMPTS
     ctx.log.warn('notification e-mail not sent', { id: event.id, attempt: event.emailAttempts, error: describeError(error) })
@@ -49,7 +51,18 @@ async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof cl
     await ctx.db.update(notificationEvents)
       .set(failed ? { emailStatus: 'failed', emailLeaseUntil: null } : { emailLeaseUntil: sql`now() + ${`${30 * 2 ** (event.emailAttempts - 1)} seconds`}::interval` })
       .where(eq(notificationEvents.id, event.id))
+    return false
   }
+}
+
+/** Sends a batch's immediate e-mails (one sender-domain read per workspace) and marks those sent in one statement. */
+async function sendImmediate(ctx: BackgroundContext, rows: Claimed[]) {
+  if (!rows.length) return
+  const senders = await sendersFor(ctx.db, ctx.secrets, rows.map((row) => ({ id: row.event.workspaceId, name: row.workspaceName })))
+  const went = await Promise.all(rows.map((row) => sendOne(ctx, row, senders.get(row.event.workspaceId) ?? null)))
+  const sent = rows.filter((_, at) => went[at]).map((row) => row.event.id)
+  // A crash before this line sends the batch again once its lease lapses (at-least-once).
+  if (sent.length) await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(inArray(notificationEvents.id, sent))
 }
 
 /** Notification e-mail as a queue of the background mailer: up to 20 a batch; digest rows go to digest.ts. */
@@ -59,7 +72,7 @@ export const notificationMail: MailQueue = {
   async send(ctx) {
     const batch = await claim(ctx, 20)
     await Promise.all([
-      ...batch.filter((row) => !row.event.digest).map((row) => sendOne(ctx, row)),
+      sendImmediate(ctx, batch.filter((row) => !row.event.digest)),
       handleDigestRows(ctx, batch.filter((row) => row.event.digest)),
     ])
     return batch.length

@@ -16,7 +16,7 @@ import { withWorkspaceLogo, type MailMessage } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { portalPostUrl } from '../portal/links.ts'
-import { senderFor } from '../sending-domain/service.ts'
+import { sendersFor, type Sender } from '../sending-domain/service.ts'
 import { mailLocale } from './i18n.ts'
 import { renderNews, summarise, type PendingUpdate } from './render.ts'
 
@@ -144,8 +144,6 @@ function plan(ctx: BackgroundContext, rows: Claimed[], renders: Map<string, Mail
   return { rows, message, fact: fact(true) }
 }
 
-type Sender = Awaited<ReturnType<typeof senderFor>>
-
 /**
  * Sends the due batches of up to `limit` end users as one batch: one claim, one sender-domain read per
  * workspace, one render per news and language, SEND_CONCURRENCY e-mails in flight (over the transport's
@@ -157,8 +155,7 @@ export async function sendSubscriberMail(ctx: BackgroundContext, limit = 200) {
   const rows = await claim(ctx, limit)
   if (!rows.length) return 0
   const byEndUser = groupBy(rows, (row) => row.update.endUserId)
-  const senders = new Map<string, Sender>()
-  for (const workspace of new Map(rows.map((row) => [row.workspace.id, row.workspace])).values()) senders.set(workspace.id, await senderFor(ctx.db, ctx.secrets, workspace.id, workspace.name))
+  const senders = await sendersFor(ctx.db, ctx.secrets, rows.map((row) => row.workspace))
   const renders = new Map<string, MailMessage>()
   const planned = [...byEndUser.values()].map((group) => plan(ctx, group, renders, senders))
   const letters = planned.filter((item): item is Letter => 'message' in item)

@@ -123,3 +123,12 @@ export async function senderFor(db: Db, secrets: Sealer, workspaceId: string, wo
     dkim: { domainName: row.domain, keySelector: row.dkimSelector, privateKey: await secrets.unseal(row.dkimPrivateKey, sealContext.dkimPrivateKey(workspaceId)) },
   }
 }
+
+export type Sender = Awaited<ReturnType<typeof senderFor>>
+
+/** `senderFor` once per workspace of a batch of mail, by workspace id. */
+export async function sendersFor(db: Db, secrets: Sealer, workspaces: Iterable<{ id: string; name: string }>) {
+  const senders = new Map<string, Sender>()
+  for (const { id, name } of workspaces) if (!senders.has(id)) senders.set(id, await senderFor(db, secrets, id, name))
+  return senders
+}
