@@ -30,8 +30,19 @@ export function queueTransaction<T>(runner: SqlRunner, work: (tx: SqlRunner) => 
   })
 }
 
+/**
+ * A queue transaction's commit does not wait for its WAL to reach the disk. What it records is queue
+ * progress (an event fanned out, a lease taken, an attempt logged), and losing the last fraction of a
+ * second of it in a crash of PostgreSQL itself (not of a Chorus process) only redoes that work: the
+ * events are dispatched again, the jobs claimed again, and a delivery or e-mail sent in that window may
+ * be sent twice, which at-least-once delivery allows (receivers dedupe by the `webhook-id` header). The
+ * writes that matter (the event, the post) commit with the request, durably; the next durable commit
+ * flushes these too. Saves the WAL flush (~0.5 ms here) on every delivery round (BENCHMARKS.md).
+ */
+export const ASYNC_COMMIT = sql`select set_config('synchronous_commit', 'off', true)`
+
 /** The settings `queueTransaction` opens with (the mailers' drizzle transactions run the same text: leased-queue.ts). */
-export const QUEUE_PLAN_SETTINGS = sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true)`
+export const QUEUE_PLAN_SETTINGS = sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('synchronous_commit', 'off', true)`
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`

@@ -3,6 +3,7 @@
 // over the database, run by the background worker's delivery loop (server/background/).
 import { leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
+import { ASYNC_COMMIT } from '../../db/work.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
 import type { AttemptResult, DeliveryJob } from './send.ts'
@@ -109,7 +110,9 @@ export async function recordAttempts(db: SqlRunner, owner: number, attempts: Att
   await db.transaction(async (tx) => {
     // An endpoint deleted while its attempt was in flight takes its logs with it; one such attempt must
     // not sink the batch. FOR SHARE holds the others until the logs are in.
-    const live = await tx.rows<{ id: string }>(sql`select id from webhooks where id = any(${[...new Set(outcomes.map(({ job }) => job.webhookId))]}::text[]) for share`)
+    // ASYNC_COMMIT goes out ahead of the read on the transaction's connection (pipelined): no round trip of its own.
+    const [, live] = await Promise.all([tx.rows(ASYNC_COMMIT),
+      tx.rows<{ id: string }>(sql`select id from webhooks where id = any(${[...new Set(outcomes.map(({ job }) => job.webhookId))]}::text[]) for share`)])
     const kept = new Set(live.map((row) => row.id))
     const rows = outcomes.filter(({ job }) => kept.has(job.webhookId))
     if (!rows.length) return
