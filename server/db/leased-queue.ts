@@ -26,7 +26,7 @@ export interface LeasedQueue {
 }
 
 /**
- * Leases up to `limit` of the oldest pending rows of `queue`, counts the attempt, and reads what sending them
+ * Leases up to `limit` of the pending rows of `queue` due longest ago (`duePending`), counts the attempt, and reads what sending them
  * needs, in one `queueTransaction`; [] when nothing was due. The rows are locked (skipping those another
  * sender holds) and updated by their row address, which no plan turns into a scan.
  */
@@ -41,10 +41,19 @@ export function claimOldestPending<Row, Job>(db: Db, queue: LeasedQueue, limit: 
   })
 }
 
-/** The row addresses of the oldest `limit` pending rows of `queue` that no lease holds, in claim order (each queue's index serves it). */
+/**
+ * When a pending row may be tried: its lease's end (a claim in progress, a retry's "not before", a digest's
+ * hour), else its creation. Each queue's index is on this expression (migration 0063).
+ */
+const dueAt = (queue: LeasedQueue) => sql.raw(`coalesce(${queue.leaseUntil}, created_at)`)
+
+/**
+ * The row addresses of the `limit` pending rows of `queue` due longest ago that no lease holds, in claim order:
+ * the index's range up to now, so rows waiting for a later time (tomorrow's digest) are never read.
+ */
 export function duePending(queue: LeasedQueue, limit: number) {
-  const [table, status, leaseUntil] = [queue.table, queue.status, queue.leaseUntil].map((name) => sql.raw(name))
-  return sql`select ctid from ${table} where ${status} = 'pending' and (${leaseUntil} is null or ${leaseUntil} < now()) order by created_at limit ${limit}`
+  const [table, status] = [queue.table, queue.status].map((name) => sql.raw(name))
+  return sql`select ctid from ${table} where ${status} = 'pending' and ${dueAt(queue)} <= now() order by ${dueAt(queue)} limit ${limit}`
 }
 
 /**
@@ -52,10 +61,9 @@ export function duePending(queue: LeasedQueue, limit: number) {
  * one may be now, or null when none waits.
  */
 export async function msUntilPending(db: Db, queue: LeasedQueue): Promise<number | null> {
-  const [status, leaseUntil] = [queue.status, queue.leaseUntil].map((name) => sql.raw(name))
   const [row] = rowsOf<{ ms: number | null }>(await db.execute(sql`
-    select (extract(epoch from min(coalesce(${leaseUntil}, created_at)) - now()) * 1000)::float8 as ms
-    from ${sql.raw(queue.table)} where ${status} = 'pending'`))
+    select (extract(epoch from min(${dueAt(queue)}) - now()) * 1000)::float8 as ms
+    from ${sql.raw(queue.table)} where ${sql.raw(queue.status)} = 'pending'`))
   // NULL when nothing waits; a negative wait is due now.
   return row?.ms == null ? null : Math.max(0, Number(row.ms))
 }

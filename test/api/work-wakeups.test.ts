@@ -106,11 +106,36 @@ describe('happy', () => {
   })
 
   test('an e-mail claim walks its queue index in order, with no sort of the pending e-mails', async () => {
-    for (const [queue, index] of [[NOTIFICATION_MAIL_QUEUE, 'notification_events_email_queue_idx'], [CHANGELOG_MAIL_QUEUE, 'changelog_emails_queue_idx']] as const) {
+    for (const [queue, index] of [[NOTIFICATION_MAIL_QUEUE, 'notification_events_email_due_at_idx'], [CHANGELOG_MAIL_QUEUE, 'changelog_emails_due_at_idx']] as const) {
       const result = await queueTransaction(h.db, (tx) => tx.execute(sql`explain (format json) ${duePending(queue, 20)}`))
       const plan = JSON.stringify(rowsOf<{ 'QUERY PLAN': unknown }>(result)[0]!['QUERY PLAN'])
       expect(plan).toContain(`"Index Name":"${index}"`)
       expect(plan).not.toContain('"Node Type":"Sort"')
+    }
+  })
+
+  test('an e-mail claim reads only due rows: the ones waiting for a later time (a digest for its hour, a retry backing off) are never read', async () => {
+    // 300 rows waiting for tomorrow, as the mailer leaves each daily-digest row until its hour, created before one due row.
+    await h.db.execute(sql`insert into notification_events (id, workspace_id, user_id, event_id, event_type, channel, subject, data, email_status, digest, digest_at, email_lease_until, created_at)
+      select 'ntf_later_' || g, ${ws.id}, ${ws.ownerId}, 'evt_later_' || g, 'post.created', 'email', 'Later', '{}', 'pending', true, now() + interval '1 day', now() + interval '1 day', now() - interval '1 hour'
+      from generate_series(1, 300) g`)
+    await h.db.execute(sql`insert into notification_events (id, workspace_id, user_id, event_id, event_type, channel, subject, data, email_status)
+      values ('ntf_due_now', ${ws.id}, ${ws.ownerId}, 'evt_due_now', 'post.created', 'email', 'Now', '{}', 'pending')`)
+    try {
+      const result = await queueTransaction(h.db, (tx) => tx.execute(sql`explain (analyze, format json) ${duePending(NOTIFICATION_MAIL_QUEUE, 20)}`))
+      const plan = JSON.stringify(rowsOf<{ 'QUERY PLAN': unknown }>(result)[0]!['QUERY PLAN'])
+      const scan = JSON.parse(plan)[0].Plan as { Plans?: unknown[] }
+      const nodes: Record<string, unknown>[] = []
+      const walk = (node: any) => { nodes.push(node); for (const child of node.Plans ?? []) walk(child) }
+      walk(scan)
+      const index = nodes.find((node) => node['Index Name'] === 'notification_events_email_due_at_idx')!
+      expect(index).toBeDefined()
+      // Before the due-time index (created_at order, filtered) the scan read and dropped all 300 waiting rows;
+      // now its range ends at now(): it reads due rows only (this file's earlier ones and the new one, unless claimed).
+      expect(index['Rows Removed by Filter'] ?? 0).toBe(0)
+      expect(index['Actual Rows']).toBeLessThan(20)
+    } finally {
+      await h.db.execute(sql`delete from notification_events where id like 'ntf_later_%' or id = 'ntf_due_now'`)
     }
   })
 

@@ -40,8 +40,8 @@ export const changelogEmails = pgTable('changelog_emails', {
   createdAt: createdAt(),
 }, (table) => [
   primaryKey({ columns: [table.entryId, table.endUserId] }),
-  // The sender's queue, in claim order (as notification_events_email_queue_idx).
-  index('changelog_emails_queue_idx').on(table.createdAt).where(sql`status = 'pending'`),
+  // The sender's queue, by due time (as notification_events_email_due_at_idx).
+  index('changelog_emails_due_at_idx').on(sql`(coalesce(${table.leaseUntil}, ${table.createdAt}))`).where(sql`status = 'pending'`),
 ])
 
 /** End users who said "no more changelog mail" for one workspace; the token is their unsubscribe link. */

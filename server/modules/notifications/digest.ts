@@ -29,7 +29,24 @@ export function nextDigestAt(now: Date, hour: number): Date {
   return at
 }
 
-/** More than one digest a day would not be a digest: a member's later rows of the day join the scheduled one. */
+/** Digest rows scheduled per statement; a larger burst is scheduled by the mailer's next rounds. */
+const SCHEDULE_BATCH = 1000
+
+/**
+ * Schedules the daily-digest rows written since the last round (rows.ts writes them waiting) for the next
+ * digest hour, in one statement; returns how many. More than one digest a day would not be a digest: a
+ * member's later rows of the day join the scheduled one.
+ */
+export async function scheduleDigests(ctx: BackgroundContext): Promise<number> {
+  const at = nextDigestAt(new Date(), ctx.config.notifyDigestHour).toISOString()
+  return rowsOf(await ctx.db.execute(sql`
+    update notification_events set digest_at = ${at}::timestamptz, email_lease_until = ${at}::timestamptz
+    where ctid = any(array(select ctid from notification_events where email_status = 'pending' and digest and digest_at is null
+      order by created_at limit ${SCHEDULE_BATCH} for update skip locked))
+    returning id`)).length
+}
+
+/** A digest row claimed before it was scheduled (its provisional day ran out first) is scheduled as `scheduleDigests` would. */
 async function schedule(ctx: BackgroundContext, rows: DigestRow[]) {
   if (!rows.length) return
   const at = nextDigestAt(new Date(), ctx.config.notifyDigestHour)

@@ -11,7 +11,7 @@ import { fileUrl } from '../files/url.ts'
 import { sendersFor, type Sender } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
 import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/leased-queue.ts'
-import { handleDigestRows } from './digest.ts'
+import { handleDigestRows, scheduleDigests } from './digest.ts'
 
 const MAX_ATTEMPTS = 5
 export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
@@ -65,17 +65,18 @@ async function sendImmediate(ctx: BackgroundContext, rows: Claimed[]) {
   if (sent.length) await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(inArray(notificationEvents.id, sent))
 }
 
-/** Notification e-mail as a queue of the background mailer: up to 20 a batch; digest rows go to digest.ts. */
+/** Notification e-mail as a queue of the background mailer: new digest rows scheduled, then up to 20 due e-mails a batch (digest rows to digest.ts). */
 export const notificationMail: MailQueue = {
   name: 'notifications',
   tables: ['notification_events'],
   async send(ctx) {
+    const scheduled = await scheduleDigests(ctx)
     const batch = await claim(ctx, 20)
     await Promise.all([
       sendImmediate(ctx, batch.filter((row) => !row.event.digest)),
       handleDigestRows(ctx, batch.filter((row) => row.event.digest)),
     ])
-    return batch.length
+    return scheduled + batch.length
   },
   msUntilDue: (ctx) => msUntilPending(ctx.db, NOTIFICATION_MAIL_QUEUE),
 }
