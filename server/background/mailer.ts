@@ -31,7 +31,7 @@ export type Mailer = WokenLoop
  * it a busy server claimed every e-mail on its own and then ran an empty claim of every queue behind it,
  * ~1.8 ms of PostgreSQL per new post (BENCHMARKS.md, "Mail and suggestions in batches").
  */
-export const MAIL_GATHER_MS = 100
+const MAIL_GATHER_MS = 100
 
 /** Sends while there is mail to send, then sleeps until new mail commits or the soonest retry falls due (at most `pollMs`, default the backstop). */
 export function startMailer(ctx: BackgroundContext, options: { pollMs?: number; queues?: readonly MailQueue[] } = {}): Mailer {

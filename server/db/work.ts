@@ -41,7 +41,7 @@ export function queueTransaction<T>(runner: SqlRunner, work: (tx: SqlRunner) => 
  */
 export const ASYNC_COMMIT = sql`select set_config('synchronous_commit', 'off', true)`
 
-/** The settings `queueTransaction` opens with (the mailers' drizzle transactions run the same text: leased-queue.ts). */
+/** The settings `queueTransaction` opens with, ASYNC_COMMIT's among them (the mailers' drizzle transactions run the same text: leased-queue.ts). */
 export const QUEUE_PLAN_SETTINGS = sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('synchronous_commit', 'off', true)`
 
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */

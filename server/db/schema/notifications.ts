@@ -53,11 +53,11 @@ export const notificationEvents = pgTable('notification_events', {
 }, (table) => [
   uniqueIndex('notification_events_member_event_key').on(table.userId, table.eventId, table.channel, table.digest),
   index('notification_events_workspace_created_idx').on(table.workspaceId, table.createdAt),
+  // Daily-digest rows not yet scheduled for their hour (modules/notifications/digest.ts scheduleDigests).
+  index('notification_events_digest_unscheduled_idx').on(table.createdAt).where(sql`email_status = 'pending' AND digest AND digest_at IS NULL`),
   // The sender's queue: only unsent e-mails, by due time (the lease, else creation), so a claim walks the due
   // rows in the order it takes them and stops at its limit, never reading a digest row waiting for its hour
   // (server/db/leased-queue.ts duePending; migration 0063).
-  // Daily-digest rows not yet scheduled for their hour (modules/notifications/digest.ts scheduleDigests).
-  index('notification_events_digest_unscheduled_idx').on(table.createdAt).where(sql`email_status = 'pending' AND digest AND digest_at IS NULL`),
   index('notification_events_email_due_at_idx').on(sql`(coalesce(${table.emailLeaseUntil}, ${table.createdAt}))`).where(sql`email_status = 'pending'`),
 ])
 
