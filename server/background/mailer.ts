@@ -51,7 +51,6 @@ export function startMailer(ctx: BackgroundContext, options: { pollMs?: number; 
         ctx.log.error('mailer', { error: describeError(error) })
       }
       if (running()) await waker.sleep(sleepMs)
-      if (running()) await Bun.sleep(MAIL_GATHER_MS)
     }
-  })
+  }, { gatherMs: MAIL_GATHER_MS })
 }

@@ -27,7 +27,6 @@ export function startSuggester(ctx: BackgroundContext, options: { pollMs?: numbe
         ctx.log.error('suggester', { error: describeError(error) })
       }
       if (running()) await waker.sleep(sleepMs)
-      if (running()) await Bun.sleep(CHECK_GATHER_MS)
     }
-  })
+  }, { gatherMs: CHECK_GATHER_MS })
 }
