@@ -170,6 +170,24 @@ describe('similar posts', () => {
     expect(res.body.items[0].post.id).toBe(other.id)
   })
 
+  test('a flood of one title: a draft whose every term more than 2,000 posts hold is matched against the newest of them', async () => {
+    const flood = await workspaceFixture(h)
+    const board = await boardFixture(h, flood.id, 'ideas')
+    // 2,100 posts of one title, the newest first by created_at (post_flood_1 is a minute old, post_flood_2100 35 hours).
+    await h.db.execute(sql`insert into posts (id, workspace_id, board_id, title, body, status_id, author_name, created_at, updated_at)
+      select 'post_flood_' || g, ${flood.id}, ${board.id}, 'Dark mode for the editor', '', (select id from statuses where workspace_id = ${flood.id} and is_default), 'Flood',
+        now() - g * interval '1 minute', now() - g * interval '1 minute'
+      from generate_series(1, 2100) g`)
+    const res = await h.client({ 'x-forwarded-for': '203.0.113.99' }).post(`/api/v1/public/${flood.slug}/similar`, { title: 'Dark mode for the editor' })
+    expect(res.status).toBe(200)
+    const found = res.body.items.map((item: { post: { id: string } }) => item.post.id) as string[]
+    expect(found.length).toBeGreaterThan(0)
+    // From the 50 newest (ties broken by id); the trigram search over all 2,100 answered post_flood_100, _1000, ... by id alone.
+    const newest = new Set(Array.from({ length: 50 }, (_, i) => `post_flood_${i + 1}`))
+    expect(found.filter((id) => !newest.has(id))).toEqual([])
+    expect(res.body.items[0].score).toBeGreaterThan(0.5)
+  })
+
   test('the public draft form is rate limited per IP', async () => {
     await freshRateWindow()
     const client = h.client({ 'x-forwarded-for': '203.0.113.77' })

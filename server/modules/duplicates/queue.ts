@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm'
 import { rowsOf, type Db, type Tx } from '../../db/client.ts'
 import { drizzleQueueTransaction as queueTransaction } from '../../db/leased-queue.ts'
 import type { Language } from '../../lib/language.ts'
-import { foldTermDeltas } from './term-counts.ts'
+import { foldWaitingTerms } from './term-counts.ts'
 
 /** How long a claimed check is held before another loop may take it again. */
 const LEASE_SECONDS = 60
@@ -18,7 +18,7 @@ interface Claimed { post_id: string; workspace_id: string; attempts: number; tit
 /** Claims up to `limit` due checks (oldest first), runs each, and removes it; returns how many it claimed. */
 export async function runDuplicateChecks(db: Db, onError: (postId: string, error: unknown) => void, limit = 20) {
   // The term counts the checks' idf reads stay small to read: new posts' deltas folded first.
-  await foldTermDeltas(db)
+  await foldWaitingTerms(db)
   const claimed = await queueTransaction(db, async (tx) => rowsOf<Claimed>(await tx.execute(sql`
     with taken as (
       update duplicate_checks set lease_until = now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds', attempts = attempts + 1

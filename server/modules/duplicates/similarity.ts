@@ -40,6 +40,13 @@ const TRIGRAM_CANDIDATES = 20
  * compound, a script the stemmer splits differently). Trigram similarity still scores every candidate.
  */
 const TRIGRAM_FALLBACK_BELOW = 5
+/**
+ * A draft whose every term is held by more than QUERY_POSTS posts (a flood of one title) is matched against
+ * the newest posts holding its most selective term, at most this many, read newest first down the
+ * workspace's list index; the trigram search, which reads every similar title (GIN cannot stop early),
+ * does not run for it. With 60,000 posts of one title a check took ~135 ms that way (BENCHMARKS.md).
+ */
+const CROWDED_CANDIDATES = FULL_TEXT_CANDIDATES
 
 /** The weights of the formula (they sum to 1 before the board and label bonuses; the score is capped at 1). */
 export const WEIGHTS = { terms: 0.45, titleTerms: 0.35, trigram: 0.2, sameBoard: 0.05, sharedLabels: 0.05 }
@@ -73,17 +80,20 @@ const operand = (lexeme: string) => `'${lexeme.replaceAll('\\', '\\\\').replaceA
  * hold, then id) and, when those are few, the trigram candidates (titles pg_trgm finds similar, `%`),
  * with what the re-ranking needs of each.
  */
-async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, query: { lexeme: string; weight: number }[], options: Scope) {
+async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { query, crowded }: Pick<SearchPlan, 'query' | 'crowded'>, options: Scope) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
     ${options.olderOnly && options.excludeId ? sql`and (p.created_at, p.id) < (select o.created_at, o.id from posts o where o.id = ${options.excludeId})` : sql``}
     ${options.publicOnly ? sql`and p.moderation is null and p.board_id in (select b.id from boards b where b.workspace_id = ${workspaceId} and not b.is_private)` : sql``}`
   const operands = query.map((term) => operand(term.lexeme))
   const byText = query.length ? sql`select p.id from posts p where ${visible} and p.search @@ ${operands.join(' | ')}::tsquery
       order by (select sum(x.w) from unnest(${sql.param(operands)}::tsquery[], ${sql.param(query.map((term) => term.weight))}::float8[]) x(q, w) where p.search @@ x.q) desc, p.id
-      limit ${FULL_TEXT_CANDIDATES}` : sql`select null::text as id where false`
+      limit ${FULL_TEXT_CANDIDATES}`
+    : crowded ? sql`select p.id from posts p where ${visible} and p.search @@ ${operand(crowded)}::tsquery
+      order by p.created_at desc, p.id desc limit ${CROWDED_CANDIDATES}`
+    : sql`select null::text as id where false`
   return rowsOf<CandidateRow>(await db.execute(sql`
     with by_text as (${byText}),
-    by_title as (select p.id from posts p where (select count(*) from by_text) < ${TRIGRAM_FALLBACK_BELOW} and ${visible}
+    by_title as (select p.id from posts p where ${crowded ? sql`false` : sql`(select count(*) from by_text) < ${TRIGRAM_FALLBACK_BELOW}`} and ${visible}
       and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
     select p.id, p.board_id, p.label_ids, similarity(p.title, ${draft.title})::float8 as trigram,
       array(select u.lexeme from unnest(p.search) u where 'A' = any(u.weights)) as title_terms,
@@ -91,11 +101,22 @@ async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, query:
     from posts p where p.id in (select id from by_text union select id from by_title)`))
 }
 
+export interface SearchPlan {
+  terms: string[]
+  draftTitle: Set<string>
+  idf: Map<string, number>
+  posts: number
+  /** The terms the full-text candidate search ORs, with their weights. */
+  query: { lexeme: string; weight: number }[]
+  /** When no term fits QUERY_POSTS but some were left out for holding too many posts: the most selective of those (CROWDED_CANDIDATES). */
+  crowded: string | null
+}
+
 /**
  * The draft's terms (lexemes, title terms first) with their idf, and the few the full-text candidate search
  * ORs: the most selective first (highest idf·w), at most QUERY_TERMS reaching at most QUERY_POSTS posts.
  */
-export async function planSearch(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope = {}) {
+export async function planSearch(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope = {}): Promise<SearchPlan> {
   const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
   const found = await draftTerms(db, draft, language)
   const draftTitle = new Set(found.filter((term) => term.in_title).map((term) => term.lexeme))
@@ -107,14 +128,19 @@ export async function planSearch(db: Db | Tx, workspaceId: string, draft: Draft,
   const alone = options.excludeId ? 1 : 0
   const query: { lexeme: string; weight: number }[] = []
   let reach = 0
+  let crowded: string | null = null
   for (const term of [...terms].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1))) {
     const df = known.df.get(term) ?? 0
     if (query.length === QUERY_TERMS) break
-    if (df <= alone || reach + df > QUERY_POSTS) continue
+    if (df <= alone) continue
+    if (reach + df > QUERY_POSTS) {
+      crowded ??= term
+      continue
+    }
     query.push({ lexeme: term, weight: weight(term) })
     reach += df
   }
-  return { terms, draftTitle, idf, posts: known.posts, query }
+  return { terms, draftTitle, idf, posts: known.posts, query, crowded: query.length ? null : crowded }
 }
 
 const sum = (terms: Iterable<string>, idf: Map<string, number>) => {
@@ -134,9 +160,10 @@ const round = (value: number) => Math.round(value * 1000) / 1000
  * ties broken by post id, so the same data gives the same answer.
  */
 export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope & { limit?: number } = {}): Promise<Candidate[]> {
-  const { terms, draftTitle, idf, posts, query } = await planSearch(db, workspaceId, draft, options)
+  const plan = await planSearch(db, workspaceId, draft, options)
+  const { terms, draftTitle, idf, posts } = plan
   const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
-  const rows = await candidates(db, workspaceId, draft, query, options)
+  const rows = await candidates(db, workspaceId, draft, plan, options)
   if (!rows.length) return []
   const titleTerms = [...new Set(rows.flatMap((row) => row.title_terms))].filter((term) => !idf.has(term))
   if (titleTerms.length) {
