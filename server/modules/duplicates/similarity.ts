@@ -78,7 +78,8 @@ const operand = (lexeme: string) => `'${lexeme.replaceAll('\\', '\\\\').replaceA
 /**
  * The full-text candidates (posts holding any of the chosen terms, ranked by the idf of the terms they
  * hold, then id) and, when those are few, the trigram candidates (titles pg_trgm finds similar, `%`),
- * with what the re-ranking needs of each.
+ * with what the re-ranking needs of each. A crowded draft (no term fits QUERY_POSTS) gets the newest posts
+ * holding its most selective term instead, and no trigram search.
  */
 async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { query, crowded }: Pick<SearchPlan, 'query' | 'crowded'>, options: Scope) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
