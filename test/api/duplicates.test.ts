@@ -170,6 +170,31 @@ describe('similar posts', () => {
     expect(res.body.items[0].post.id).toBe(other.id)
   })
 
+  test('a post with several candidates above the threshold stores each, in score order, each raising its event', async () => {
+    const twins = await workspaceFixture(h)
+    await boardFixture(h, twins.id, 'ideas')
+    const twinKey = h.client({ authorization: `Bearer ${await twins.key()}` })
+    const ids: string[] = []
+    for (const title of ['Export invoices to PDF', 'Export the invoices as PDF files', 'PDF export of invoices', 'Invoices exported to PDF']) {
+      const res = await twinKey.post('/api/v1/boards/ideas/posts', { title, body: 'We need our invoices as PDF for accounting' })
+      expect(res.status).toBe(201)
+      ids.push(res.body.id)
+    }
+    const newest = ids.at(-1)!
+    const stored = await eventually(async () => {
+      const rows = await h.db.select().from(duplicateSuggestions).where(eq(duplicateSuggestions.postId, newest))
+      return rows.length === 3 && rows
+    }, 15_000, 'three suggestions for the newest post')
+    expect(new Set(stored.map((row) => row.candidateId))).toEqual(new Set(ids.slice(0, 3)))
+    const raised = (await h.db.select().from(events).where(and(eq(events.workspaceId, twins.id), eq(events.type, 'post.duplicate_suggested'))).orderBy(events.id))
+      .map((event) => (event.data as { suggestion: { id: string; score: number; post: { id: string }; candidate: { id: string; title: string } } }).suggestion)
+      .filter((suggestion) => suggestion.post.id === newest)
+    expect(raised.map((suggestion) => suggestion.id).sort()).toEqual(stored.map((row) => row.id).sort())
+    // Raised in the candidates' order, best first, each with both posts rendered.
+    expect(raised.map((suggestion) => suggestion.score)).toEqual([...raised.map((suggestion) => suggestion.score)].sort((a, b) => b - a))
+    for (const suggestion of raised) expect(ids.slice(0, 3)).toContain(suggestion.candidate.id)
+  })
+
   test('a flood of one title: a draft whose every term more than 2,000 posts hold is matched against the newest of them', async () => {
     const flood = await workspaceFixture(h)
     const board = await boardFixture(h, flood.id, 'ideas')
@@ -213,7 +238,8 @@ describe('suggestion queue', () => {
     expect(suggestion.candidate.id).toBe(original.id)
     expect([suggestion.status, suggestion.decided_at]).toEqual(['open', null])
     const raised = await h.db.select().from(events).where(and(eq(events.workspaceId, ws.id), eq(events.type, 'post.duplicate_suggested')))
-    expect(raised.some((event) => (event.data as { suggestion: { id: string } }).suggestion.id === suggestion.id)).toBe(true)
+    // The event carries the suggestion as the API lists it.
+    expect(raised.map((event) => (event.data as { suggestion: { id: string } }).suggestion).find((raisedOne) => raisedOne.id === suggestion.id)).toEqual(suggestion)
 
     const dismissed = await api().post(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions/${suggestion.id}/dismiss`)
     expect(dismissed.status).toBe(200)

@@ -4,7 +4,7 @@ import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db, Tx } from '../../db/client.ts'
 import { duplicateSuggestions, posts } from '../../db/schema/index.ts'
 import { conflict, notFound } from '../../errors.ts'
-import { recordEvent } from '../../events/outbox.ts'
+import { recordEvents } from '../../events/outbox.ts'
 import { newId } from '../../lib/ids.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 import type { Language } from '../../lib/language.ts'
@@ -29,18 +29,29 @@ export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPo
   const above = found.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD)
   if (!above.length) return []
   return db.transaction(async (tx) => {
-    const stored = []
-    for (const candidate of above) {
-      const [row] = await tx.insert(duplicateSuggestions)
-        .values({ id: newId('duplicateSuggestion'), workspaceId, postId: post.id, candidateId: candidate.postId, score: candidate.score, reasons: candidate.reasons })
-        .onConflictDoNothing().returning()
-      if (!row) continue
-      const suggestion = await renderSuggestion(tx, workspaceId, row)
-      await recordEvent(tx, workspaceId, 'post.duplicate_suggested', { suggestion })
-      stored.push(suggestion)
-    }
+    // Three statements however many are stored (the pairs, one read of their posts, the events), in the
+    // candidates' order: a flood of one title stores three for every new post (BENCHMARKS.md).
+    const inserted = await tx.insert(duplicateSuggestions)
+      .values(above.map((candidate) => ({ id: newId('duplicateSuggestion'), workspaceId, postId: post.id, candidateId: candidate.postId, score: candidate.score, reasons: candidate.reasons })))
+      .onConflictDoNothing().returning()
+    if (!inserted.length) return []
+    const byCandidate = new Map(inserted.map((row) => [row.candidateId, row]))
+    const rows = above.map((candidate) => byCandidate.get(candidate.postId)).filter((row): row is SuggestionRow => row !== undefined)
+    const rendered = await renderPosts(tx, workspaceId, [post.id, ...rows.map((row) => row.candidateId)])
+    const stored = rows.map((row) => toSuggestion(row, rendered(row.postId), rendered(row.candidateId)))
+    await recordEvents(tx, workspaceId, stored.map((suggestion) => ({ type: 'post.duplicate_suggested', data: { suggestion } })))
     return stored
   })
+}
+
+/** The posts as the team reads them, in one query; a post gone meanwhile is a 404, as `getPost` makes it. */
+async function renderPosts(db: Db | Tx, workspaceId: string, ids: string[]) {
+  const byId = new Map((await findPosts(db, and(eq(posts.workspaceId, workspaceId), inArray(posts.id, ids)), [], ids.length)).map((found) => [found.id, found]))
+  return (id: string) => {
+    const found = byId.get(id)
+    if (!found) throw notFound('Post')
+    return found
+  }
 }
 
 type SuggestionRow = typeof duplicateSuggestions.$inferSelect
