@@ -57,8 +57,8 @@ async function renderPosts(db: Db | Tx, workspaceId: string, ids: string[]) {
 type SuggestionRow = typeof duplicateSuggestions.$inferSelect
 
 async function renderSuggestion(db: Db | Tx, workspaceId: string, row: SuggestionRow) {
-  const [post, candidate] = await Promise.all([getPost(db, workspaceId, row.postId), getPost(db, workspaceId, row.candidateId)])
-  return toSuggestion(row, post, candidate)
+  const rendered = await renderPosts(db, workspaceId, [row.postId, row.candidateId])
+  return toSuggestion(row, rendered(row.postId), rendered(row.candidateId))
 }
 
 function toSuggestion(row: SuggestionRow, post: Awaited<ReturnType<typeof getPost>>, candidate: Awaited<ReturnType<typeof getPost>>) {
