@@ -208,7 +208,7 @@ async function withServer<T>(kind: 'raw' | 'chorus' | 'before', run: (port: numb
   await resetSharedState()
   const port = freePort()
   const command = kind === 'raw' ? ['bun', 'bench/raw-server.ts'] : kind === 'before' ? ['bun', `${before}/server/index.ts`] : ['bun', 'server/index.ts']
-  const env = { ...process.env, ...(kind !== 'raw' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
+  const env = { ...process.env, ...(kind !== 'raw' && engineEnv(process.env)), DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent', SECRET_KEY: SECRET, RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', WEB_CONCURRENCY: String(options.processes ?? 1) }
   const child = Bun.spawn([...(options.pin === false ? [] : ['taskset', '-c', '0']), ...command], { env, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitFor(port)

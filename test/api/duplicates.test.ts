@@ -284,6 +284,48 @@ describe('suggestion queue', () => {
     const wrongSlug = await api().get(`/api/v1/workspaces/${other.slug}/duplicate-suggestions`)
     expect([403, 404]).toContain(wrongSlug.status)
   })
+
+  test('a batch of new posts gets the suggestions each gets alone, and one failing check sinks no other', async () => {
+    const batch = await workspaceFixture(h)
+    await boardFixture(h, batch.id, 'ideas')
+    const client = h.client({ authorization: `Bearer ${await batch.key()}` })
+    const ids: string[] = []
+    for (const [title, body] of [
+      ['Export invoices to PDF', 'Accounting needs our invoices as PDF'], ['Dark mode for the editor', 'The editor is too bright at night'],
+      ['Two-factor login with an authenticator app', 'Security wants TOTP codes'], ['PDF export of invoices', 'Our accountant wants PDF invoices'],
+      ['Editor dark theme', 'Please add a dark theme to the editor for night work'], ['Authenticator app codes at login', 'Two-factor with TOTP for security'],
+    ]) {
+      const res = await client.post('/api/v1/boards/ideas/posts', { title, body })
+      expect(res.status).toBe(201)
+      ids.push(res.body.id)
+    }
+    const newer = ids.slice(3)
+    const pairs = async () => (await h.db.select().from(duplicateSuggestions).where(eq(duplicateSuggestions.workspaceId, batch.id)))
+      .map((row) => `${row.postId}>${row.candidateId}`).sort()
+    await eventually(async () => rowsOf(await h.db.execute(sql`select 1 from duplicate_checks where workspace_id = ${batch.id}`)).length === 0 && (await pairs()).length >= 3, 15_000, 'the first checks')
+    const alone = await pairs()
+    expect(alone).toEqual([`${newer[0]}>${ids[0]}`, `${newer[1]}>${ids[1]}`, `${newer[2]}>${ids[2]}`].sort())
+
+    // The three checks again, queued in one statement so the suggester claims them as one batch; storing the
+    // second post's suggestion fails (a trigger of this test), so the batch fails and each is run alone.
+    await h.db.execute(sql`delete from duplicate_suggestions where workspace_id = ${batch.id}`)
+    await h.db.execute(sql.raw(`create function fail_one_suggestion() returns trigger language plpgsql as $$
+      begin if new.post_id = '${newer[1]}' then raise exception 'refused by the test'; end if; return new; end $$`))
+    await h.db.execute(sql`create trigger fail_one_suggestion before insert on duplicate_suggestions for each row execute function fail_one_suggestion()`)
+    try {
+      await h.db.execute(sql`insert into duplicate_checks (post_id, workspace_id) select unnest(${sql.param(newer)}::text[]), ${batch.id}`)
+      const failed = await eventually(async () => {
+        const waiting = rowsOf<{ post_id: string; attempts: number }>(await h.db.execute(sql`select post_id, attempts from duplicate_checks where workspace_id = ${batch.id}`))
+        return waiting.length === 1 && waiting[0]!.attempts >= 1 && waiting
+      }, 15_000, 'the two good checks done, the failing one left to try again')
+      expect(failed[0]!.post_id).toBe(newer[1])
+      expect(await pairs()).toEqual([`${newer[0]}>${ids[0]}`, `${newer[2]}>${ids[2]}`].sort())
+    } finally {
+      await h.db.execute(sql`drop trigger fail_one_suggestion on duplicate_suggestions`)
+      await h.db.execute(sql`drop function fail_one_suggestion()`)
+      await h.db.execute(sql`delete from duplicate_checks where workspace_id = ${batch.id}`)
+    }
+  })
 })
 
 describe('document frequencies (migration 0048)', () => {

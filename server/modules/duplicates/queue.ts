@@ -28,17 +28,24 @@ export async function runDuplicateChecks(db: Db, onError: (postId: string, error
     from taken t join posts p on p.id = t.post_id`)))
   // The similarity search (service.ts and its text tools) loads on the first claimed check, not with the worker (bench/worker-modules.ts).
   if (!claimed.length) return 0
-  const { suggestDuplicates } = await import('./service.ts')
+  const { suggestDuplicatesMany } = await import('./service.ts')
   const done: string[] = []
-  for (const check of claimed) {
+  const postOf = (check: Claimed) => ({ id: check.post_id, title: check.title, body: check.body, language: check.language, board_id: check.board_id, labelIds: check.label_ids })
+  /** A workspace's checks together (the statements they share read once: similarity.ts similarPostsMany); if they fail, each alone, so one bad check sinks no other. */
+  async function settle(workspaceId: string, checks: Claimed[]) {
     try {
-      await suggestDuplicates(db, check.workspace_id, { id: check.post_id, title: check.title, body: check.body, language: check.language, board_id: check.board_id, labelIds: check.label_ids })
+      await suggestDuplicatesMany(db, workspaceId, checks.map(postOf))
+      done.push(...checks.map((check) => check.post_id))
     } catch (error) {
-      onError(check.post_id, error)
-      if (check.attempts < MAX_ATTEMPTS) continue
+      if (checks.length > 1) {
+        for (const check of checks) await settle(workspaceId, [check])
+        return
+      }
+      onError(checks[0]!.post_id, error)
+      if (checks[0]!.attempts >= MAX_ATTEMPTS) done.push(checks[0]!.post_id)
     }
-    done.push(check.post_id)
   }
+  for (const workspaceId of new Set(claimed.map((check) => check.workspace_id))) await settle(workspaceId, claimed.filter((check) => check.workspace_id === workspaceId))
   // One statement for the batch; a crash before it runs the checks again once their leases lapse (harmless).
   if (done.length) await db.execute(sql`delete from duplicate_checks where post_id = any(${`{${done.join(',')}}`}::text[])`)
   return claimed.length

@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 import type { Language } from '../../lib/language.ts'
 import { findPosts, getPost } from '../posts/queries.ts'
-import { similarPosts } from './similarity.ts'
+import { similarPostsMany } from './similarity.ts'
 
 /** A candidate scoring this much or more is stored as a suggestion (tuned on test/fixtures/duplicates; docs/duplicates.md). */
 export const SUGGESTION_THRESHOLD = 0.4
@@ -18,29 +18,35 @@ export const SUGGESTIONS_PER_POST = 3
 
 interface NewPost { id: string; title: string; body: string; language: Language; board_id: string; labelIds?: string[] }
 
+/** The suggestion step for one new post (suggestDuplicatesMany). */
+export const suggestDuplicates = async (db: Db, workspaceId: string, post: NewPost) => (await suggestDuplicatesMany(db, workspaceId, [post])).flat()
+
 /**
- * Stores the new post's best candidates above the threshold and raises `post.duplicate_suggested` for
- * each, in one transaction. A pair stored before (suggested, accepted or dismissed) is skipped by the
- * pair's unique index, so a dismissed pair never comes back.
+ * Stores each new post's best candidates above the threshold and raises `post.duplicate_suggested` for
+ * each, in one transaction for all the posts (of one workspace). A pair stored before (suggested, accepted
+ * or dismissed) is skipped by the pair's unique index, so a dismissed pair never comes back. Returns the
+ * stored suggestions per post.
  */
-export async function suggestDuplicates(db: Db, workspaceId: string, post: NewPost) {
-  const found = await similarPosts(db, workspaceId, { title: post.title, body: post.body, language: post.language, boardId: post.board_id, labelIds: post.labelIds },
-    { excludeId: post.id, olderOnly: true, limit: SUGGESTIONS_PER_POST })
-  const above = found.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD)
-  if (!above.length) return []
+export async function suggestDuplicatesMany(db: Db, workspaceId: string, newPosts: NewPost[]) {
+  const found = await similarPostsMany(db, workspaceId, newPosts.map((post) => ({
+    draft: { title: post.title, body: post.body, language: post.language, boardId: post.board_id, labelIds: post.labelIds },
+    scope: { excludeId: post.id, olderOnly: true, limit: SUGGESTIONS_PER_POST },
+  })))
+  const above = newPosts.flatMap((post, i) => found[i]!.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD).map((candidate) => ({ postId: post.id, candidate })))
+  if (!above.length) return newPosts.map(() => [])
   return db.transaction(async (tx) => {
-    // Three statements however many are stored (the pairs, one read of their posts, the events), in the
+    // Three statements however many are stored (the pairs, one read of their posts, the events), in each post's
     // candidates' order: a flood of one title stores three for every new post (BENCHMARKS.md).
     const inserted = await tx.insert(duplicateSuggestions)
-      .values(above.map((candidate) => ({ id: newId('duplicateSuggestion'), workspaceId, postId: post.id, candidateId: candidate.postId, score: candidate.score, reasons: candidate.reasons })))
+      .values(above.map(({ postId, candidate }) => ({ id: newId('duplicateSuggestion'), workspaceId, postId, candidateId: candidate.postId, score: candidate.score, reasons: candidate.reasons })))
       .onConflictDoNothing().returning()
-    if (!inserted.length) return []
-    const byCandidate = new Map(inserted.map((row) => [row.candidateId, row]))
-    const rows = above.map((candidate) => byCandidate.get(candidate.postId)).filter((row): row is SuggestionRow => row !== undefined)
-    const rendered = await renderPosts(tx, workspaceId, [post.id, ...rows.map((row) => row.candidateId)])
+    if (!inserted.length) return newPosts.map(() => [])
+    const byPair = new Map(inserted.map((row) => [`${row.postId} ${row.candidateId}`, row]))
+    const rows = above.map(({ postId, candidate }) => byPair.get(`${postId} ${candidate.postId}`)).filter((row): row is SuggestionRow => row !== undefined)
+    const rendered = await renderPosts(tx, workspaceId, [...new Set(rows.flatMap((row) => [row.postId, row.candidateId]))])
     const stored = rows.map((row) => toSuggestion(row, rendered(row.postId), rendered(row.candidateId)))
     await recordEvents(tx, workspaceId, stored.map((suggestion) => ({ type: 'post.duplicate_suggested', data: { suggestion } })))
-    return stored
+    return newPosts.map((post) => stored.filter((suggestion) => suggestion.post.id === post.id))
   })
 }
 

@@ -62,14 +62,36 @@ interface CandidateRow {
   terms: string[]
 }
 
-type Scope = { excludeId?: string; publicOnly?: boolean; olderOnly?: boolean }
+type Scope = {
+  /** The draft's own post: left out of the candidates, and its stored search document (the same text) gives the draft's terms. */
+  excludeId?: string
+  publicOnly?: boolean
+  olderOnly?: boolean
+}
 
-/** The draft's terms as the posts' search documents hold them (title terms first, then the most frequent), at most MAX_TERMS. */
-async function draftTerms(db: Db | Tx, draft: Draft, language: Language) {
-  return rowsOf<DraftTerm>(await db.execute(sql`
-    select u.lexeme, 'A' = any(u.weights) as in_title
-    from unnest(chorus_search_document(${language}, ${draft.title}, ${draft.body ?? ''})) u
-    order by 2 desc, coalesce(array_length(u.positions, 1), 1) desc, 1 limit ${MAX_TERMS}`))
+/** One draft to rank candidates for, with where to look. */
+export interface SimilarQuery { draft: Draft; scope?: Scope & { limit?: number } }
+
+/**
+ * Each draft's terms as the posts' search documents hold them (title terms first, then the most frequent), at
+ * most MAX_TERMS, in one statement for all. A draft that is a stored post reads its stored document; only a
+ * draft still being typed is run through the text search configuration.
+ */
+async function draftTerms(db: Db | Tx, drafts: { draft: Draft; language: Language; ownId?: string }[]) {
+  const column = <T>(pick: (item: (typeof drafts)[number]) => T) => sql.param(drafts.map(pick))
+  const rows = rowsOf<DraftTerm & { i: number }>(await db.execute(sql`
+    select d.i::int as i, t.lexeme, t.in_title
+    from unnest(${column((item) => item.draft.title)}::text[], ${column((item) => item.draft.body ?? '')}::text[], ${column((item) => item.language)}::text[],
+      ${column((item) => item.ownId ?? '')}::text[]) with ordinality d(title, body, language, own_id, i)
+    cross join lateral (
+      select u.lexeme, 'A' = any(u.weights) as in_title,
+        row_number() over (order by 'A' = any(u.weights) desc, coalesce(array_length(u.positions, 1), 1) desc, u.lexeme) as rank
+      from unnest(coalesce((select p.search from posts p where p.id = nullif(d.own_id, '')), chorus_search_document(d.language, d.title, d.body))) u) t
+    where t.rank <= ${MAX_TERMS}
+    order by d.i, t.rank`))
+  const terms: DraftTerm[][] = drafts.map(() => [])
+  for (const row of rows) terms[row.i - 1]!.push({ lexeme: row.lexeme, in_title: row.in_title })
+  return terms
 }
 
 /** A lexeme as a tsquery operand (quotes doubled, backslashes escaped). */
@@ -114,35 +136,42 @@ export interface SearchPlan {
 }
 
 /**
- * The draft's terms (lexemes, title terms first) with their idf, and the few the full-text candidate search
- * ORs: the most selective first (highest idf·w), at most QUERY_TERMS reaching at most QUERY_POSTS posts.
+ * Each draft's terms (lexemes, title terms first) with their idf, and the few the full-text candidate search
+ * ORs: the most selective first (highest idf·w), at most QUERY_TERMS reaching at most QUERY_POSTS posts. The
+ * terms of all the drafts are read in one statement and their document frequencies in another.
  */
-export async function planSearch(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope = {}): Promise<SearchPlan> {
-  const language = draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`)
-  const found = await draftTerms(db, draft, language)
-  const draftTitle = new Set(found.filter((term) => term.in_title).map((term) => term.lexeme))
-  const terms = found.map((term) => term.lexeme)
-  const known = await documentFrequencies(db, workspaceId, terms)
-  const idf = new Map(terms.map((term) => [term, inverseDocumentFrequency(known.df.get(term) ?? 0, known.posts)]))
-  const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
-  // A post's own terms count it once: a term only it holds finds nothing else.
-  const alone = options.excludeId ? 1 : 0
-  const query: { lexeme: string; weight: number }[] = []
-  let reach = 0
-  let crowded: string | null = null
-  for (const term of [...terms].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1))) {
-    const df = known.df.get(term) ?? 0
-    if (query.length === QUERY_TERMS) break
-    if (df <= alone) continue
-    if (reach + df > QUERY_POSTS) {
-      crowded ??= term
-      continue
+export async function planSearches(db: Db | Tx, workspaceId: string, queries: SimilarQuery[]): Promise<SearchPlan[]> {
+  const found = await draftTerms(db, queries.map(({ draft, scope }) => ({
+    draft, language: draft.language ?? detectLanguage(`${draft.title}\n${draft.body ?? ''}`), ownId: scope?.excludeId,
+  })))
+  const known = await documentFrequencies(db, workspaceId, [...new Set(found.flat().map((term) => term.lexeme))].sort())
+  return queries.map(({ scope }, i) => {
+    const draftTitle = new Set(found[i]!.filter((term) => term.in_title).map((term) => term.lexeme))
+    const terms = found[i]!.map((term) => term.lexeme)
+    const idf = new Map(terms.map((term) => [term, inverseDocumentFrequency(known.df.get(term) ?? 0, known.posts)]))
+    const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
+    // A post's own terms count it once: a term only it holds finds nothing else.
+    const alone = scope?.excludeId ? 1 : 0
+    const query: { lexeme: string; weight: number }[] = []
+    let reach = 0
+    let crowded: string | null = null
+    for (const term of [...terms].sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1))) {
+      const df = known.df.get(term) ?? 0
+      if (query.length === QUERY_TERMS) break
+      if (df <= alone) continue
+      if (reach + df > QUERY_POSTS) {
+        crowded ??= term
+        continue
+      }
+      query.push({ lexeme: term, weight: weight(term) })
+      reach += df
     }
-    query.push({ lexeme: term, weight: weight(term) })
-    reach += df
-  }
-  return { terms, draftTitle, idf, posts: known.posts, query, crowded: query.length ? null : crowded }
+    return { terms, draftTitle, idf, posts: known.posts, query, crowded: query.length ? null : crowded }
+  })
 }
+
+/** One draft's plan (planSearches). */
+export const planSearch = async (db: Db | Tx, workspaceId: string, draft: Draft, options: Scope = {}) => (await planSearches(db, workspaceId, [{ draft, scope: options }]))[0]!
 
 const sum = (terms: Iterable<string>, idf: Map<string, number>) => {
   let total = 0
@@ -161,16 +190,31 @@ const round = (value: number) => Math.round(value * 1000) / 1000
  * ties broken by post id, so the same data gives the same answer.
  */
 export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draft, options: Scope & { limit?: number } = {}): Promise<Candidate[]> {
-  const plan = await planSearch(db, workspaceId, draft, options)
-  const { terms, draftTitle, idf, posts } = plan
-  const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
-  const rows = await candidates(db, workspaceId, draft, plan, options)
-  if (!rows.length) return []
-  const titleTerms = [...new Set(rows.flatMap((row) => row.title_terms))].filter((term) => !idf.has(term))
-  if (titleTerms.length) {
-    const more = await documentFrequencies(db, workspaceId, titleTerms.sort())
-    for (const term of titleTerms) idf.set(term, inverseDocumentFrequency(more.df.get(term) ?? 0, posts))
+  return (await similarPostsMany(db, workspaceId, [{ draft, scope: options }]))[0]!
+}
+
+/**
+ * similarPosts for several drafts of one workspace (the suggester's batch of new posts): the drafts' terms,
+ * their document frequencies and the candidates' title terms are each read once for all of them; only the
+ * candidate search runs per draft. The answers are the ones each draft gets alone.
+ */
+export async function similarPostsMany(db: Db | Tx, workspaceId: string, queries: SimilarQuery[]): Promise<Candidate[][]> {
+  const plans = await planSearches(db, workspaceId, queries)
+  const found: CandidateRow[][] = []
+  for (const [i, { draft, scope }] of queries.entries()) found.push(await candidates(db, workspaceId, draft, plans[i]!, scope ?? {}))
+  // The idf of the candidates' title terms the drafts do not hold, in one read for all of them.
+  const missing = new Set<string>()
+  found.forEach((rows, i) => rows.forEach((row) => row.title_terms.forEach((term) => plans[i]!.idf.has(term) || missing.add(term))))
+  if (missing.size) {
+    const more = await documentFrequencies(db, workspaceId, [...missing].sort())
+    for (const plan of plans) for (const term of missing) if (!plan.idf.has(term)) plan.idf.set(term, inverseDocumentFrequency(more.df.get(term) ?? 0, plan.posts))
   }
+  return queries.map(({ draft, scope }, i) => rank(draft, plans[i]!, found[i]!, scope?.limit ?? 5))
+}
+
+function rank(draft: Draft, { terms, draftTitle, idf }: SearchPlan, rows: CandidateRow[], limit: number): Candidate[] {
+  if (!rows.length) return []
+  const weight = (term: string) => (idf.get(term) ?? 0) * (draftTitle.has(term) ? 2 : 1)
   const draftMass = terms.reduce((total, term) => total + weight(term), 0)
 
   const ranked = rows.map((row) => {
@@ -194,5 +238,5 @@ export async function similarPosts(db: Db | Tx, workspaceId: string, draft: Draf
     if (sharedLabels.length) reasons.push(`shared labels: ${sharedLabels.length}`)
     return { postId: row.id, score: round(score), reasons }
   })
-  return ranked.sort((a, b) => b.score - a.score || (a.postId < b.postId ? -1 : 1)).slice(0, options.limit ?? 5)
+  return ranked.sort((a, b) => b.score - a.score || (a.postId < b.postId ? -1 : 1)).slice(0, limit)
 }
