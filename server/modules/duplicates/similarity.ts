@@ -111,7 +111,10 @@ async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { quer
   const byText = query.length ? sql`select p.id from posts p where ${visible} and p.search @@ ${operands.join(' | ')}::tsquery
       order by (select sum(x.w) from unnest(${sql.param(operands)}::tsquery[], ${sql.param(query.map((term) => term.weight))}::float8[]) x(q, w) where p.search @@ x.q) desc, p.id
       limit ${FULL_TEXT_CANDIDATES}`
-    : crowded ? sql`select p.id from posts p where ${visible} and p.search @@ ${operand(crowded)}::tsquery
+    // ts_match_vq is `@@` the GIN index cannot serve: the walk down the workspace's newest-first index stops at
+    // the 50th match. Given `@@`, a planner whose statistics predate a burst of one title read every post of it
+    // through the GIN index and sorted them (24,000 posts, 12 ms a check; BENCHMARKS.md).
+    : crowded ? sql`select p.id from posts p where ${visible} and ts_match_vq(p.search, ${operand(crowded)}::tsquery)
       order by p.created_at desc, p.id desc limit ${CROWDED_CANDIDATES}`
     : sql`select null::text as id where false`
   return rowsOf<CandidateRow>(await db.execute(sql`
