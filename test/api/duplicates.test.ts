@@ -249,7 +249,7 @@ describe('suggestion queue', () => {
     // Looking again for the same pair, either way round, stores nothing.
     const [row] = await h.db.select().from(posts).where(eq(posts.id, original.id))
     const again = await suggestDuplicates(h.db, ws.id, { id: original.id, title: row!.title, body: row!.body, language: 'en', board_id: row!.boardId })
-    expect(again.map((item) => item.candidate.id)).not.toContain(dup.id)
+    expect(again.map((item) => item.candidate_id)).not.toContain(dup.id)
     expect(await h.db.select().from(duplicateSuggestions).where(eq(duplicateSuggestions.postId, original.id))).toHaveLength(0)
     const open = await api().get(`/api/v1/workspaces/${ws.slug}/duplicate-suggestions`)
     expect(open.body.items.map((item: { id: string }) => item.id)).not.toContain(suggestion.id)
@@ -318,7 +318,7 @@ describe('suggestion queue', () => {
         const waiting = rowsOf<{ post_id: string; attempts: number }>(await h.db.execute(sql`select post_id, attempts from duplicate_checks where workspace_id = ${batch.id}`))
         return waiting.length === 1 && waiting[0]!.attempts >= 1 && waiting
       }, 15_000, 'the two good checks done, the failing one left to try again')
-      expect(failed[0]!.post_id).toBe(newer[1])
+      expect(failed[0]!.post_id).toBe(newer[1]!)
       expect(await pairs()).toEqual([`${newer[0]}>${ids[0]}`, `${newer[2]}>${ids[2]}`].sort())
     } finally {
       await h.db.execute(sql`drop trigger fail_one_suggestion on duplicate_suggestions`)

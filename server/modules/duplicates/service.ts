@@ -1,14 +1,13 @@
 // The duplicate-suggestion queue: what a new post's similar candidates above the threshold become, and
 // what the team does with them (accept = merge, dismiss = never again for that pair).
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm'
-import type { Db, Tx } from '../../db/client.ts'
+import { rowsOf, type Db, type Tx } from '../../db/client.ts'
 import { duplicateSuggestions, posts } from '../../db/schema/index.ts'
 import { conflict, notFound } from '../../errors.ts'
-import { recordEvents } from '../../events/outbox.ts'
 import { newId } from '../../lib/ids.ts'
 import { envelope, type Page } from '../../lib/paging.ts'
 import type { Language } from '../../lib/language.ts'
-import { findPosts, getPost } from '../posts/queries.ts'
+import { findPosts, getPost, postItemJsonShowing } from '../posts/queries.ts'
 import { similarPostsMany } from './similarity.ts'
 
 /** A candidate scoring this much or more is stored as a suggestion (tuned on test/fixtures/duplicates; docs/duplicates.md). */
@@ -23,32 +22,50 @@ export const suggestDuplicates = async (db: Db, workspaceId: string, post: NewPo
 
 /**
  * Stores each new post's best candidates above the threshold and raises `post.duplicate_suggested` for
- * each, in one transaction for all the posts (of one workspace). A pair stored before (suggested, accepted
- * or dismissed) is skipped by the pair's unique index, so a dismissed pair never comes back. Returns the
- * stored suggestions per post.
+ * each, for all the posts (of one workspace) in one statement. A pair stored before (suggested, accepted or
+ * dismissed) is skipped by the pair's unique index, so a dismissed pair never comes back. Returns the pairs
+ * stored, per post.
  */
 export async function suggestDuplicatesMany(db: Db, workspaceId: string, newPosts: NewPost[]) {
   const found = await similarPostsMany(db, workspaceId, newPosts.map((post) => ({
     draft: { title: post.title, body: post.body, language: post.language, boardId: post.board_id, labelIds: post.labelIds },
     scope: { excludeId: post.id, olderOnly: true, limit: SUGGESTIONS_PER_POST },
   })))
-  const above = newPosts.flatMap((post, i) => found[i]!.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD).map((candidate) => ({ postId: post.id, candidate })))
-  if (!above.length) return newPosts.map(() => [])
-  return db.transaction(async (tx) => {
-    // Three statements however many are stored (the pairs, one read of their posts, the events), in each post's
-    // candidates' order: a flood of one title stores three for every new post (BENCHMARKS.md).
-    const inserted = await tx.insert(duplicateSuggestions)
-      .values(above.map(({ postId, candidate }) => ({ id: newId('duplicateSuggestion'), workspaceId, postId, candidateId: candidate.postId, score: candidate.score, reasons: candidate.reasons })))
-      .onConflictDoNothing().returning()
-    if (!inserted.length) return newPosts.map(() => [])
-    const byPair = new Map(inserted.map((row) => [`${row.postId} ${row.candidateId}`, row]))
-    const rows = above.map(({ postId, candidate }) => byPair.get(`${postId} ${candidate.postId}`)).filter((row): row is SuggestionRow => row !== undefined)
-    const rendered = await renderPosts(tx, workspaceId, [...new Set(rows.flatMap((row) => [row.postId, row.candidateId]))])
-    const stored = rows.map((row) => toSuggestion(row, rendered(row.postId), rendered(row.candidateId)))
-    await recordEvents(tx, workspaceId, stored.map((suggestion) => ({ type: 'post.duplicate_suggested', data: { suggestion } })))
-    return newPosts.map((post) => stored.filter((suggestion) => suggestion.post.id === post.id))
-  })
+  const above = newPosts.flatMap((post, i) => found[i]!.filter((candidate) => candidate.score >= SUGGESTION_THRESHOLD).map((candidate) => ({
+    id: newId('duplicateSuggestion'), post_id: post.id, candidate_id: candidate.postId, score: candidate.score, reasons: candidate.reasons, event_id: newId('event'),
+  })))
+  const stored = above.length ? rowsOf<StoredPair>(await db.execute(storeSuggestions(workspaceId, above))) : []
+  return newPosts.map((post) => stored.filter((pair) => pair.post_id === post.id))
 }
+
+interface StoredPair { id: string; post_id: string; candidate_id: string }
+
+/**
+ * The pairs inserted (in the order given: each post's candidates best first) and, for each one new, its
+ * `post.duplicate_suggested` event with the suggestion as the list renders it (toSuggestion): both posts as
+ * the team reads them, from the posts' read model (postItemJson), never shipped to the process and back.
+ * test/api/duplicates.test.ts compares the event with the list's item.
+ */
+const storeSuggestions = (workspaceId: string, pairs: (StoredPair & { score: number; reasons: string[]; event_id: string })[]) => sql`
+  with given as (
+    select v.*, v.ord::int as position from jsonb_to_recordset(${JSON.stringify(pairs.map((pair, ord) => ({ ...pair, ord })))}::jsonb)
+      as v(id text, post_id text, candidate_id text, score real, reasons jsonb, event_id text, ord int)),
+  stored as (
+    insert into duplicate_suggestions as d (id, workspace_id, post_id, candidate_id, score, reasons)
+    select id, ${workspaceId}, post_id, candidate_id, score, reasons from given order by position
+    on conflict do nothing
+    returning d.id, d.post_id, d.candidate_id, d.score, d.reasons, d.status, d.created_at, d.decided_at),
+  rendered as (
+    select posts.id, ${postItemJsonShowing(sql`true`)} as json from posts
+    where posts.workspace_id = ${workspaceId} and posts.id in (select post_id from stored union select candidate_id from stored)),
+  raised as (
+    insert into events (id, workspace_id, type, data)
+    select g.event_id, ${workspaceId}, 'post.duplicate_suggested', ('{"suggestion":{"id":' || chorus_json(s.id) || ',"post":' || post.json || ',"candidate":' || candidate.json
+      || ',"score":' || chorus_json(s.score) || ',"reasons":' || s.reasons::text || ',"status":' || chorus_json(s.status) || ',"created_at":' || chorus_json_time(s.created_at)
+      || ',"decided_at":' || coalesce(chorus_json_time(s.decided_at), 'null') || '}}')::jsonb
+    from stored s join given g on g.id = s.id join rendered post on post.id = s.post_id join rendered candidate on candidate.id = s.candidate_id
+    order by g.position)
+  select s.id, s.post_id, s.candidate_id from stored s join given g on g.id = s.id order by g.position`
 
 /** The posts as the team reads them, in one query; a post gone meanwhile is a 404, as `getPost` makes it. */
 async function renderPosts(db: Db | Tx, workspaceId: string, ids: string[]) {

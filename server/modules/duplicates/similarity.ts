@@ -59,7 +59,8 @@ interface CandidateRow {
   label_ids: string[]
   trigram: number
   title_terms: string[]
-  terms: string[]
+  /** The draft's terms the candidate holds (matched in PostgreSQL: a long post's every lexeme never crosses the wire). */
+  shared: string[]
 }
 
 type Scope = {
@@ -103,7 +104,7 @@ const operand = (lexeme: string) => `'${lexeme.replaceAll('\\', '\\\\').replaceA
  * with what the re-ranking needs of each. A crowded draft (no term fits QUERY_POSTS) gets the newest posts
  * holding its most selective term instead, and no trigram search.
  */
-async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { query, crowded }: Pick<SearchPlan, 'query' | 'crowded'>, options: Scope) {
+async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { query, crowded, terms }: Pick<SearchPlan, 'query' | 'crowded' | 'terms'>, options: Scope) {
   const visible = sql`p.workspace_id = ${workspaceId} and p.merged_into_id is null and p.id <> ${options.excludeId ?? ''}
     ${options.olderOnly && options.excludeId ? sql`and (p.created_at, p.id) < (select o.created_at, o.id from posts o where o.id = ${options.excludeId})` : sql``}
     ${options.publicOnly ? sql`and p.moderation is null and p.board_id in (select b.id from boards b where b.workspace_id = ${workspaceId} and not b.is_private)` : sql``}`
@@ -123,7 +124,7 @@ async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { quer
       and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
     select p.id, p.board_id, p.label_ids, similarity(p.title, ${draft.title})::float8 as trigram,
       array(select u.lexeme from unnest(p.search) u where 'A' = any(u.weights)) as title_terms,
-      tsvector_to_array(p.search) as terms
+      array(select u.lexeme from unnest(p.search) u where u.lexeme = any(${sql.param(terms)}::text[])) as shared
     from posts p where p.id in (select id from by_text union select id from by_title)`))
 }
 
@@ -221,7 +222,7 @@ function rank(draft: Draft, { terms, draftTitle, idf }: SearchPlan, rows: Candid
   const draftMass = terms.reduce((total, term) => total + weight(term), 0)
 
   const ranked = rows.map((row) => {
-    const held = new Set(row.terms)
+    const held = new Set(row.shared)
     const shared = terms.filter((term) => held.has(term))
     const termScore = draftMass > 0 ? shared.reduce((total, term) => total + weight(term), 0) / draftMass : 0
     const titleTerms = new Set(row.title_terms)

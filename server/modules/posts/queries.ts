@@ -37,13 +37,15 @@ function selectPosts<T extends Record<string, SQL.Aliased | SQL>>(db: Db | Tx, e
  * The team's post response (toPostResponse with publicView false, then revenueView) as JSON text, from the
  * posts' read model (migration 0060, docs/architecture.md#the-board-lists-read-model): the item a trigger keeps
  * rendered on the row in the same field order with the same values (compact), the MRR figure put in as the
- * caller may see it (`showMrr`, a boolean placeholder: canSeeRevenue's answer). The keyed reads send it as it
+ * caller may see it (`showMrr`: canSeeRevenue's answer; postItemJson takes it as a placeholder). The keyed reads send it as it
  * comes, with no join, row mapping, rendering, response validation or serialisation; test/api/post-json.test.ts
  * and post-list-model.test.ts compare it with the process's rendering.
  */
-export const postItemJson = sql`${posts.listHead} || case when ${sql.placeholder('showMrr')}::boolean then ${posts.demandMrr}::text else 'null' end
+export const postItemJsonShowing = (showMrr: SQL | ReturnType<typeof sql.placeholder>) => sql`${posts.listHead} || case when ${showMrr}::boolean then ${posts.demandMrr}::text else 'null' end
   || ',"weighted":' || (floor(${posts.demandWeighted} * 1000000::float8 + 0.5) / 1000000::float8)
   || '},"score":' || coalesce(${posts.score}::text, 'null') || ',"factors":' || ${posts.factors}::text || ',"moderation":' || coalesce(to_json(${posts.moderation})::text, 'null') || '}'`
+/** postItemJson for compiled statements: the MRR shown as the `showMrr` placeholder says. */
+export const postItemJson = postItemJsonShowing(sql.placeholder('showMrr'))
 
 type PostRow = Awaited<ReturnType<ReturnType<typeof selectPosts>['execute']>>[number]
 
