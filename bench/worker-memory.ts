@@ -15,7 +15,7 @@ import { benchDatabase } from './database.ts'
 import { writeSection } from './report.ts'
 
 const SECRET = 'bench-secret-key-long-enough-0123456789abcdef'
-const VARIANTS = ['no worker', 'empty Worker', 'background worker', 'background worker, rare loops started'] as const
+const VARIANTS = ['no worker', 'empty Worker', 'Worker with postgres.js listening', 'background worker', 'background worker, rare loops started'] as const
 type Variant = (typeof VARIANTS)[number]
 const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(require('node:fs').readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024
 
@@ -28,6 +28,11 @@ if (process.argv[2] === 'child') {
   let stop = async () => {}
   if (variant === 'empty Worker') {
     const worker = new Worker(URL.createObjectURL(new Blob(['self.onmessage = () => {}'])))
+    stop = async () => worker.terminate()
+  } else if (variant === 'Worker with postgres.js listening') {
+    // The floor of any worker on the required driver: postgres.js loaded, one connection open, one LISTEN.
+    const worker = new Worker(new URL('./worker-memory-driver.ts', import.meta.url).href)
+    await new Promise((resolve) => (worker.onmessage = resolve))
     stop = async () => worker.terminate()
   } else if (variant !== 'no worker') {
     const background = startBackground(ctx)
@@ -68,7 +73,7 @@ try {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
   const base = median(results.get('no worker')!)
   await writeSection('Background worker: memory', [
-    `An idle server process (the app listening on PostgreSQL, no requests; the last variant with the worker's rare loops started by a notification, as by a first mail, duplicate check or import), a fresh process per variant with the server's engine settings, RSS after 4 s and a full collection; median of ${rounds} rounds (range in brackets). Goal: the background worker adds at most 6 MiB.`,
+    `An idle server process (the app listening on PostgreSQL, no requests; the last variant with the worker's rare loops started by a notification, as by a first mail, duplicate check or import), a fresh process per variant with the server's engine settings, RSS after 4 s and a full collection; median of ${rounds} rounds (range in brackets). "Worker with postgres.js listening" is the floor of a worker on the required driver: a Worker that only loads postgres.js, opens one connection and LISTENs (bench/worker-memory-driver.ts). Goal: the background worker adds at most 6 MiB.`,
     '',
     '| variant | RSS | against no worker |',
     '|---|---|---|',

@@ -222,6 +222,13 @@ describe('similar posts', () => {
   })
 })
 
+describe('search indexes', () => {
+  test('the posts\' GIN indexes keep a short pending list (migration 0064): a search reads at most 64 kB of unmerged entries', async () => {
+    const rows = rowsOf<{ relname: string; reloptions: string[] | null }>(await h.db.execute(sql`select relname, reloptions from pg_class where relname in ('posts_search_idx', 'posts_title_trgm_idx') order by relname`))
+    expect(rows.map((row) => [row.relname, row.reloptions])).toEqual([['posts_search_idx', ['gin_pending_list_limit=64']], ['posts_title_trgm_idx', ['gin_pending_list_limit=64']]])
+  })
+})
+
 describe('suggestion queue', () => {
   /** Polls the queue until the background step has stored a suggestion for `postId` (the create does not wait for it). */
   const suggestionFor = (postId: string) => eventually(async () => {

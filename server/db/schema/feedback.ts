@@ -173,8 +173,9 @@ export const posts = pgTable('posts', {
   index('posts_list_companies_idx').on(table.boardId, table.demandCompanies.desc(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_list_score_idx').on(table.boardId, table.score.desc().nullsLast(), table.createdAt.desc(), table.id.desc()).where(sql`merged_into_id IS NULL`),
   index('posts_workspace_idx').on(table.workspaceId),
-  index('posts_search_idx').using('gin', table.search),
-  index('posts_title_trgm_idx').using('gin', sql`${table.title} gin_trgm_ops`),
+  // A short pending list: every new post's duplicate check searches these (migration 0064).
+  index('posts_search_idx').using('gin', table.search).with({ gin_pending_list_limit: 64 }),
+  index('posts_title_trgm_idx').using('gin', sql`${table.title} gin_trgm_ops`).with({ gin_pending_list_limit: 64 }),
   index('posts_workspace_id_idx').on(table.workspaceId, table.id),
   index('posts_author_user_idx').on(table.authorUserId).where(sql`author_user_id IS NOT NULL`),
   index('posts_tracker_issue_idx').on(sql`(${table.trackerIssue}->>'id')`).where(sql`${table.trackerIssue} is not null`),
