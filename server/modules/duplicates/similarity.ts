@@ -80,6 +80,9 @@ export interface SimilarQuery { draft: Draft; scope?: Scope & { limit?: number }
  */
 async function draftTerms(db: Db | Tx, drafts: { draft: Draft; language: Language; ownId?: string }[]) {
   const column = <T>(pick: (item: (typeof drafts)[number]) => T) => sql.param(drafts.map(pick))
+  const computed = sql`chorus_search_document(d.language, d.title, d.body)`
+  // Drafts still being typed never look in posts (a statement that does is planned against all its indexes).
+  const document = drafts.some((item) => item.ownId) ? sql`coalesce((select p.search from posts p where p.id = nullif(d.own_id, '')), ${computed})` : computed
   const rows = rowsOf<DraftTerm & { i: number }>(await db.execute(sql`
     select d.i::int as i, t.lexeme, t.in_title
     from unnest(${column((item) => item.draft.title)}::text[], ${column((item) => item.draft.body ?? '')}::text[], ${column((item) => item.language)}::text[],
@@ -87,7 +90,7 @@ async function draftTerms(db: Db | Tx, drafts: { draft: Draft; language: Languag
     cross join lateral (
       select u.lexeme, 'A' = any(u.weights) as in_title,
         row_number() over (order by 'A' = any(u.weights) desc, coalesce(array_length(u.positions, 1), 1) desc, u.lexeme) as rank
-      from unnest(coalesce((select p.search from posts p where p.id = nullif(d.own_id, '')), chorus_search_document(d.language, d.title, d.body))) u) t
+      from unnest(${document}) u) t
     where t.rank <= ${MAX_TERMS}
     order by d.i, t.rank`))
   const terms: DraftTerm[][] = drafts.map(() => [])
@@ -124,7 +127,7 @@ async function candidates(db: Db | Tx, workspaceId: string, draft: Draft, { quer
       and p.title % ${draft.title} order by similarity(p.title, ${draft.title}) desc, p.id limit ${TRIGRAM_CANDIDATES})
     select p.id, p.board_id, p.label_ids, similarity(p.title, ${draft.title})::float8 as trigram,
       array(select u.lexeme from unnest(p.search) u where 'A' = any(u.weights)) as title_terms,
-      array(select u.lexeme from unnest(p.search) u where u.lexeme = any(${sql.param(terms)}::text[])) as shared
+      array(select x.term from unnest(${sql.param(terms.map(operand))}::tsquery[], ${sql.param(terms)}::text[]) x(query, term) where p.search @@ x.query) as shared
     from posts p where p.id in (select id from by_text union select id from by_title)`))
 }
 
