@@ -18,7 +18,7 @@ import { detectLanguage, type Language } from '../server/lib/language.ts'
 import { newId } from '../server/lib/ids.ts'
 import { findOrCreateUser } from '../server/modules/auth/service.ts'
 import { runDuplicateChecks } from '../server/modules/duplicates/queue.ts'
-import { foldTermDeltas } from '../server/modules/duplicates/term-counts.ts'
+import { foldWaitingTerms } from '../server/modules/duplicates/term-counts.ts'
 import { planSearch, similarPosts } from '../server/modules/duplicates/similarity.ts'
 import { createPost } from '../server/modules/posts/service.ts'
 import { createWorkspace } from '../server/modules/workspaces/service.ts'
@@ -87,7 +87,7 @@ await raw.begin(async (tx) => {
 })
 // The term deltas the load wrote (one per post) folded into the counts, as the background worker folds
 // them after every write; left unfolded, every idf read summed all 100,000 of them (~140 ms a draft).
-while ((await foldTermDeltas(db, 10_000)) > 0);
+await foldWaitingTerms(db, Infinity)
 await db.execute(sql`analyze posts`)
 await db.execute(sql`vacuum analyze post_term_deltas`)
 await db.execute(sql`vacuum analyze post_term_counts`)
