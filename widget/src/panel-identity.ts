@@ -16,8 +16,11 @@ export interface IdentityContext {
   request: ReturnType<typeof publicApi>['request']
   /** The form parts that say who is writing, and where errors and notices go. */
   fields: { email: HTMLInputElement; emailField: HTMLElement; who: HTMLElement; notYou: HTMLElement; error: HTMLElement; notice: HTMLElement }
-  /** A claim was confirmed: the panel lists again, so the visitor's votes show as theirs. */
-  confirmed(): void
+  /**
+   * A claim was confirmed: the panel lists again, so the visitor's votes show as theirs. Awaited before the
+   * write that waited for the claim is repeated: a list answered after that write rendered its vote as not cast.
+   */
+  confirmed(): Promise<void>
 }
 
 export function panelIdentity(context: IdentityContext) {
@@ -135,7 +138,7 @@ export function panelIdentity(context: IdentityContext) {
             remember({ token: data.session_token, expires: data.session_expires_at, email: address, verified: true })
             notice.textContent = t('claimed')
             // List again with the confirmed session: the visitor's votes show as theirs.
-            context.confirmed()
+            await context.confirmed()
             return true
           }
         } catch (failure) {

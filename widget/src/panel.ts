@@ -62,7 +62,7 @@ const mount: PanelMount = (ctx: PanelContext): PanelApi => {
   const error = h('p', { class: 'error', role: 'alert' })
   const note = h('p', { class: 'note', role: 'status' })
   const notice = h('p', { class: 'note', role: 'status' })
-  const identity = panelIdentity({ workspace: ctx.workspace, lang, t, request, fields: { email, emailField, who, notYou, error, notice }, confirmed: () => { if (board) void loadPage(1) } })
+  const identity = panelIdentity({ workspace: ctx.workspace, lang, t, request, fields: { email, emailField, who, notYou, error, notice }, confirmed: async () => { if (board) await loadPage(1) } })
   const submit = h('button', { type: 'submit', class: 'primary' }, t('submit'))
   const formHeading = h('h3', { id: 'cw-new' }, t('newIn', t('ideas')))
   const form = h('form', { novalidate: true, 'aria-labelledby': 'cw-new', onsubmit: onSubmit },
