@@ -9,7 +9,9 @@ import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
 import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker } from '../db/work.ts'
 import { dispatchIn } from '../events/dispatch.ts'
+import { SUBSCRIBERS } from '../events/subscribers.ts'
 import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from '../modules/webhooks/queue.ts'
+import { leasingWebhookSubscriber, webhookSubscriber } from '../modules/webhooks/subscriber.ts'
 import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
 
 /**
@@ -176,23 +178,31 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   /**
-   * Fans out queued events and claims the due webhook deliveries (those just fanned out included) in one
-   * queue transaction: one commit between an event's notification and its request. The jobs are sent
+   * Claims the due webhook deliveries and fans out queued events in one queue transaction: one commit between
+   * an event's notification and its request. The claim and the take go out together (pipelined); the new
+   * deliveries are inserted leased to this loop, as many as the claim left room for (the rest wait for a later
+   * claim), so a new event's delivery is never updated in the transaction that inserted it. The jobs are sent
    * once it has committed.
    */
   async function dispatchAndClaim(room: number) {
     if (!webhooksDue) return 0
     webhooksDue = false
-    const { dispatched, jobs } = await queueTransaction(db, async (tx) => ({
-      dispatched: await dispatchIn(tx, DISPATCH_LIMIT),
-      jobs: room > 0 && !stopped ? await claimDeliveriesIn(tx, owner, room, options.secrets) : [],
-    }))
+    const claimRoom = stopped ? 0 : Math.max(0, room)
+    const { dispatched, jobs } = await queueTransaction(db, async (tx) => {
+      const claiming = claimRoom > 0 ? claimDeliveriesIn(tx, owner, claimRoom, options.secrets) : Promise.resolve([])
+      const fanOut = leasingWebhookSubscriber(owner, async () => claimRoom - (await claiming).length, options.secrets)
+      const [dispatched, due] = await Promise.all([
+        dispatchIn(tx, DISPATCH_LIMIT, SUBSCRIBERS.map((subscriber) => subscriber === webhookSubscriber ? fanOut : subscriber)),
+        claiming,
+      ])
+      return { dispatched, jobs: [...due, ...fanOut.jobs] }
+    })
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
-    // round fanned out is still unclaimed): the next round takes it. Clearing the flag after a claim with no
-    // room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in flight had
-    // finished: BENCHMARKS.md, "a burst stalled for the backstop".
+    // round fanned out beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
+    // claim with no room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in
+    // flight had finished: BENCHMARKS.md, "a burst stalled for the backstop".
     if (dispatched >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
     return dispatched + jobs.length
   }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
-import { RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
+import { insertLeasedDeliveriesIn, RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
 import { sendWebhook } from '../../server/modules/webhooks/send.ts'
 import { createDns } from '../../server/lib/dns.ts'
 import { createOutbound } from '../../server/lib/outbound.ts'
@@ -325,6 +325,39 @@ describe('bounds', () => {
       dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
     }
   }, 30_000)
+
+  // The loop's fan-out (leases.ts `insertLeased`): a delivery it has room for is inserted already leased, so it is
+  // never updated in the transaction that inserted it (PostgreSQL would check its foreign keys again). Checked
+  // inside a transaction rolled back at the end, which the running loop never sees.
+  test('the fan-out inserts as many deliveries as it has room for leased to its loop, and leaves a queued one alone', async () => {
+    const { id, secret } = await hook('/leased-insert', ['post.created'])
+    const eventIds = ['evt_leased_a', 'evt_leased_b', 'evt_leased_c']
+    const rolledBack = new Error('rolled back')
+    await expect(h.database.sql.transaction(async (tx) => {
+      for (const eventId of eventIds) {
+        await tx.rows(sqlText`insert into events (id, workspace_id, type, data) values (${eventId}, ${ws.id}, 'comment.deleted', ${JSON.stringify({ comment_id: eventId })}::jsonb)`)
+      }
+      const deliveries = { webhookIds: eventIds.map(() => id), eventIds }
+      const jobs = await insertLeasedDeliveriesIn(tx, 4242, 2, deliveries, h.ctx.secrets)
+      expect(jobs.map((job) => job.eventId)).toEqual(['evt_leased_a', 'evt_leased_b'])
+      expect(jobs[0]).toMatchObject({ webhookId: id, eventType: 'comment.deleted', attempt: 1, manual: false, url: receiver.url('/leased-insert'), secrets: [secret] })
+      expect(JSON.parse(jobs[0]!.body)).toMatchObject({ id: 'evt_leased_a', type: 'comment.deleted', workspace_id: ws.id, data: { comment_id: 'evt_leased_a' } })
+      const rows = await tx.rows<{ event_id: string; lease_owner: number | null; leased_a_minute: boolean | null; status: string; attempts: number }>(sqlText`
+        select event_id, lease_owner, lease_until > now() + interval '50 seconds' as leased_a_minute, status, attempts
+        from webhook_deliveries where webhook_id = ${id} order by event_id`)
+      expect(rows).toEqual([
+        { event_id: 'evt_leased_a', lease_owner: 4242, leased_a_minute: true, status: 'pending', attempts: 0 },
+        { event_id: 'evt_leased_b', lease_owner: 4242, leased_a_minute: true, status: 'pending', attempts: 0 },
+        { event_id: 'evt_leased_c', lease_owner: null, leased_a_minute: null, status: 'pending', attempts: 0 },
+      ])
+      // Fanned out again (a batch dispatched twice): nothing new is leased, and the queued rows keep their leases.
+      expect(await insertLeasedDeliveriesIn(tx, 5353, 3, deliveries, h.ctx.secrets)).toEqual([])
+      expect((await tx.rows<{ owners: number[] }>(sqlText`select array_agg(coalesce(lease_owner, 0) order by event_id) as owners from webhook_deliveries where webhook_id = ${id}`))[0]!.owners)
+        .toEqual([4242, 4242, 0])
+      throw rolledBack
+    })).rejects.toBe(rolledBack)
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).toEqual([])
+  })
 
   test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
     receiver.respondWith(async () => {

@@ -1,7 +1,7 @@
 // The durable side of webhook delivery: its claim (on the shared lease, server/background/leases.ts) and
 // the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
 // over the database, run by the background worker's delivery loop (server/background/).
-import { leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
+import { insertLeased, leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { ASYNC_COMMIT } from '../../db/work.ts'
 import { newId } from '../../lib/ids.ts'
@@ -60,7 +60,21 @@ const withEndpointAndEvent = sql`select l.webhook_id, l.event_id, l.attempts, l.
  * queue transaction (the delivery loop fans out and claims in one): the jobs may be sent once it commits.
  */
 export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: number, secrets: Sealer): Promise<DeliveryJob[]> {
-  const claimed = await leaseDue<ClaimedJob>(tx, WEBHOOK_JOBS, owner, limit, withEndpointAndEvent)
+  return jobsOf(await leaseDue<ClaimedJob>(tx, WEBHOOK_JOBS, owner, limit, withEndpointAndEvent), secrets)
+}
+
+/**
+ * Inserts new deliveries with the first `room` of them leased to `owner`, inside the caller's queue transaction
+ * (the delivery loop's fan-out), and returns those as jobs, as `claimDeliveriesIn` would have once they were in.
+ */
+export async function insertLeasedDeliveriesIn(tx: SqlRunner, owner: number, room: number, deliveries: NewDeliveries, secrets: Sealer): Promise<DeliveryJob[]> {
+  return jobsOf(await insertLeased<ClaimedJob>(tx, WEBHOOK_JOBS, owner, room, deliveries.webhookIds, deliveries.eventIds, withEndpointAndEvent), secrets)
+}
+
+/** Deliveries to queue: endpoint `webhookIds[i]` gets event `eventIds[i]`. */
+export interface NewDeliveries { webhookIds: string[]; eventIds: string[] }
+
+function jobsOf(claimed: ClaimedJob[], secrets: Sealer): Promise<DeliveryJob[]> {
   const signingSecrets = (row: ClaimedJob) => {
     const sealed = [row.secret]
     if (row.previous_secret && row.previous_live) sealed.push(row.previous_secret)
