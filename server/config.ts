@@ -8,6 +8,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** The hour (UTC) of members' daily digests unless NOTIFY_DIGEST_HOUR says otherwise. */
+export const DEFAULT_DIGEST_HOUR = 8
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
 export interface S3Config {
@@ -234,7 +237,7 @@ export function getConfig(env: Env): Config {
     notifyBatchSeconds: positiveNumber(env, 'NOTIFY_BATCH_SECONDS', 60),
     importBatchSize: integer(env, 'IMPORT_BATCH_SIZE', 1000, 1, 10_000),
     notifyBatchMaxSeconds: positiveNumber(env, 'NOTIFY_BATCH_MAX_SECONDS', 900),
-    notifyDigestHour: integer(env, 'NOTIFY_DIGEST_HOUR', 8, 0, 23),
+    notifyDigestHour: integer(env, 'NOTIFY_DIGEST_HOUR', DEFAULT_DIGEST_HOUR, 0, 23),
     emailFrom,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     superadminEmails,

@@ -9,6 +9,7 @@ import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
 import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker } from '../db/work.ts'
 import { dispatchIn } from '../events/dispatch.ts'
+import type { EventSubscriber } from '../events/subscriber.ts'
 import { SUBSCRIBERS } from '../events/subscribers.ts'
 import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from '../modules/webhooks/queue.ts'
 import { leasingWebhookSubscriber, webhookSubscriber } from '../modules/webhooks/subscriber.ts'
@@ -55,8 +56,12 @@ export interface LoopOptions {
    * claimed while the last is still being sent, and each round's statements cover more jobs.
    */
   maxClaimed?: number
+  /** Fan-out transactions side by side while a backlog is queued (default 1; PGlite runs one statement at a time). */
+  parallelDispatch?: number
   /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
   recordEach?: boolean
+  /** Who hears each event it fans out (default: events/subscribers.ts `SUBSCRIBERS`); its webhook fan-out leases what it inserts. */
+  subscribers?: readonly EventSubscriber[]
   /** Further kinds of jobs, after the webhook deliveries. */
   queues?: DeliveryQueue[]
   /** Called after each claim that took jobs, with how many are now held (a test hook ends the worker here). */
@@ -95,6 +100,9 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   // delivery was announced, a claim filled its room, a claim was handed back, or a due time came.
   let othersDue = true
   let webhooksDue = true
+  /** Whether the last round's take was full: events are still queued behind it. */
+  let backlog = false
+  const parallelDispatch = options.parallelDispatch ?? 1
   /** When the next retry or lapsing lease falls due (performance.now()), and whether that must be asked again. */
   let nextDueAt = 0
   let dueStale = true
@@ -184,26 +192,41 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
    * claim), so a new event's delivery is never updated in the transaction that inserted it. The jobs are sent
    * once it has committed.
    */
-  async function dispatchAndClaim(room: number) {
-    if (!webhooksDue) return 0
-    webhooksDue = false
-    const claimRoom = stopped ? 0 : Math.max(0, room)
-    const { dispatched, jobs } = await queueTransaction(db, async (tx) => {
-      const claiming = claimRoom > 0 ? claimDeliveriesIn(tx, owner, claimRoom, options.secrets) : Promise.resolve([])
-      const fanOut = leasingWebhookSubscriber(owner, async () => claimRoom - (await claiming).length, options.secrets)
+  async function fanOutAndClaim(room: number) {
+    return queueTransaction(db, async (tx) => {
+      const claiming = room > 0 ? claimDeliveriesIn(tx, owner, room, options.secrets) : Promise.resolve([])
+      const fanOut = leasingWebhookSubscriber(owner, async () => room - (await claiming).length, options.secrets)
       const [dispatched, due] = await Promise.all([
-        dispatchIn(tx, DISPATCH_LIMIT, SUBSCRIBERS.map((subscriber) => subscriber === webhookSubscriber ? fanOut : subscriber)),
+        dispatchIn(tx, DISPATCH_LIMIT, (options.subscribers ?? SUBSCRIBERS).map((subscriber) => subscriber === webhookSubscriber ? fanOut : subscriber)),
         claiming,
       ])
       return { dispatched, jobs: [...due, ...fanOut.jobs] }
     })
+  }
+
+  /**
+   * One round's fan-out and claim. While a backlog is queued (the last take was full), `parallelDispatch`
+   * transactions run side by side, each on its own connection (and PostgreSQL backend) with its share of the
+   * room: the takes skip each other's events (SKIP LOCKED). One transaction's fan-out ran on one backend,
+   * and a drain went as fast as that one core (BENCHMARKS.md, "Notes: the eighteenth session").
+   */
+  async function dispatchAndClaim(room: number) {
+    if (!webhooksDue) return 0
+    webhooksDue = false
+    const claimRoom = stopped ? 0 : Math.max(0, room)
+    const parts = backlog ? parallelDispatch : 1
+    const rounds = await Promise.all(Array.from({ length: parts }, (_, part) =>
+      fanOutAndClaim(Math.floor(claimRoom / parts) + (part < claimRoom % parts ? 1 : 0))))
+    const jobs = rounds.flatMap((round) => round.jobs)
+    const dispatched = rounds.reduce((sum, round) => sum + round.dispatched, 0)
+    backlog = rounds.some((round) => round.dispatched >= DISPATCH_LIMIT)
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
     // round fanned out beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
     // claim with no room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in
     // flight had finished: BENCHMARKS.md, "a burst stalled for the backstop".
-    if (dispatched >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
+    if (backlog || jobs.length >= room) webhooksDue = true
     return dispatched + jobs.length
   }
 

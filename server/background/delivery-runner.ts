@@ -8,6 +8,7 @@ import postgres from 'postgres'
 import { outboundFor } from '../lib/outbound.ts'
 import { describeError } from '../db/errors.ts'
 import { nextRestartDelay } from '../lib/restart.ts'
+import { subscribersFor } from '../events/subscribers.ts'
 import { sendWebhook } from '../modules/webhooks/send.ts'
 import type { BackgroundContext } from './context.ts'
 import { chatQueue } from './chat-queue.ts'
@@ -61,6 +62,7 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
   const readyWaiters: { resolve(): void; reject(error: Error): void }[] = []
   let isReady = false
 
+  const subscribers = subscribersFor(ctx.config)
   const startLoop = () => startDeliveryLoop({
     db: ctx.database.sql,
     owner,
@@ -76,7 +78,10 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
     onClaimed: options.onClaimed,
     // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
     recordEach: !onPostgres,
+    // A backlog fans out on two backends (a third measured no faster on 2 cores: BENCHMARKS.md).
+    parallelDispatch: onPostgres ? 2 : 1,
     queues: [chatQueue(ctx, outbound, { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
+    subscribers,
   })
 
   /** Takes a new owner's lock and starts the loop under it; a failure (the database away) is tried again later. */

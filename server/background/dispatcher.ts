@@ -8,6 +8,7 @@ import type { SqlRunner } from '../db/sql-text.ts'
 import type { Logger } from '../lib/log.ts'
 import { IDLE_BACKSTOP_MS, type ListenForWork } from '../db/work.ts'
 import { dispatchEvents } from '../events/dispatch.ts'
+import type { EventSubscriber } from '../events/subscriber.ts'
 import { wokenLoop, type WokenLoop } from './woken-loop.ts'
 
 export type EventDispatcher = WokenLoop
@@ -19,6 +20,8 @@ export interface DispatcherOptions {
   listenForWork?: ListenForWork
   /** The longest idle sleep (default: the backstop of server/db/work.ts). */
   pollMs?: number
+  /** Who hears each event (default: events/subscribers.ts `SUBSCRIBERS`; a server passes `subscribersFor(config)`). */
+  subscribers?: readonly EventSubscriber[]
   /** How long after a wake-up or a busy round it waits before the next round (default GATHER_MS). */
   gatherMs?: number
   /**
@@ -39,7 +42,7 @@ export function startEventDispatcher(options: DispatcherOptions): EventDispatche
       let dispatched = 0
       if (!options.handedOff?.()) {
         try {
-          dispatched = await dispatchEvents(options.db)
+          dispatched = await dispatchEvents(options.db, undefined, options.subscribers)
         } catch (error) {
           if (!running()) break
           options.log.error('event dispatcher', { error: String(error) })

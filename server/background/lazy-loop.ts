@@ -48,8 +48,14 @@ export function lazyLoop(options: LazyLoopOptions): WokenLoop {
   }
 }
 
-/** The probes: a row each loop's claim could take (its queue's pending rows, leased or not). */
-export const PENDING_MAIL = sql`select 1 from notification_events where email_status = 'pending'
+/**
+ * The probes: a row each loop's claim could take (its queue's pending rows, leased or not). A notification
+ * e-mail counts once due: a daily digest waits, scheduled, for its hour (so an idle worker whose only mail is
+ * tomorrow's digest loads no mailer; the probe, run at every backstop, starts it within 30 s of the hour), and
+ * one written unscheduled (by an older process) is due to be scheduled.
+ */
+export const PENDING_MAIL = sql`select 1 from notification_events where email_status = 'pending' and coalesce(email_lease_until, created_at) <= now()
+  union all select 1 from notification_events where email_status = 'pending' and digest and digest_at is null
   union all select 1 from changelog_emails where status = 'pending'
   union all select 1 from subscriber_updates where status = 'pending' limit 1`
 export const PENDING_DUPLICATE_CHECKS = sql`select 1 from duplicate_checks limit 1`

@@ -10,6 +10,7 @@
 // Messages: main → worker  { type: 'start', config, driver }  { type: 'stop' }  { type: 'exit-on-claim' } (test hook)
 //           worker → main  { type: 'ready' }  { type: 'owner', owner }  { type: 'stopped' }  and the bridge's requests
 import type { Config } from '../config.ts'
+import { subscribersFor } from '../events/subscribers.ts'
 import { outboundFor } from '../lib/outbound.ts'
 import type { Db } from '../db/client.ts'
 import { openPostgresPool } from '../db/postgres-pool.ts'
@@ -31,8 +32,8 @@ export type WorkerCommand =
   | { type: 'exit-on-claim' }
 export type WorkerReport = { type: 'ready' } | { type: 'owner'; owner: number } | { type: 'stopped' }
 
-/** Connections of the worker's own pool on PostgreSQL: one claim, one record and one dispatch run at a time, and the mailer. */
-const POOL_SIZE = 4
+/** Connections of the worker's own pool on PostgreSQL: a round's record and its two fan-outs of a backlog (delivery-loop.ts), a claim of another queue, and the mailer. */
+const POOL_SIZE = 5
 
 const report = (message: WorkerReport) => self.postMessage(message)
 let bridge: ReturnType<typeof bridgedDatabase> | undefined
@@ -75,7 +76,7 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
   let deliveries: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
   // While the delivery loop runs it fans events out and claims their deliveries in one transaction; the
   // dispatcher covers while it is down.
-  const dispatcher = startEventDispatcher({ db: database.sql, log, listenForWork: database.listenForWork, handedOff: () => deliveries?.delivering() ?? false })
+  const dispatcher = startEventDispatcher({ db: database.sql, log, listenForWork: database.listenForWork, subscribers: subscribersFor(config), handedOff: () => deliveries?.delivering() ?? false })
   const rare = { listen: database.listenForWork, runner: database.sql, onError: (error: unknown) => log.error('background probe', { error: String(error) }) }
   const mailer = lazyLoop({ ...rare, tables: ['notification_events', 'changelog_emails', 'subscriber_updates'], pending: PENDING_MAIL,
     start: async () => (await database.loadDb?.(), (await import('./mailer.ts')).startMailer(ctx)) })

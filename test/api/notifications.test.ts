@@ -3,7 +3,7 @@ import { and, eq, like, sql } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { Resolver } from 'node:dns/promises'
 import { emailOutbox, notificationEvents, posts } from '../../server/db/schema/index.ts'
-import { nextDigestAt } from '../../server/modules/notifications/digest.ts'
+import { nextDigestAt } from '../../server/modules/notifications/digest-time.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { createMailer } from '../../server/lib/mail.ts'
 import { startMailer } from '../../server/background/mailer.ts'
@@ -164,7 +164,7 @@ describe('daily digest', () => {
     const owner = `owner-${fresh.slug}@example.com`
     for (const title of ['Dark mode', 'CSV export']) expect((await key.post('/api/v1/boards/ideas/posts', { title })).status).toBe(201)
     const rows = () => h.db.select().from(notificationEvents).where(eq(notificationEvents.workspaceId, fresh.id))
-    // The mailer sees each row once and schedules it for the next digest time; nothing is sent yet.
+    // Each row is written scheduled for the next digest time (and wakes no mailer); nothing is sent yet.
     const scheduled = await eventually(async () => { const found = await rows(); return found.length === 2 && found.every((row) => row.digestAt) && found })
     const next = nextDigestAt(new Date(), 8).toISOString()
     for (const row of scheduled) {

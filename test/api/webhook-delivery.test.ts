@@ -8,7 +8,7 @@ import { createDns } from '../../server/lib/dns.ts'
 import { createOutbound } from '../../server/lib/outbound.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
-import { sql as sqlText, type SqlRunner } from '../../server/db/sql-text.ts'
+import { compileSql, sql as sqlText, type SqlRunner } from '../../server/db/sql-text.ts'
 import { recordEvent } from '../../server/events/outbox.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
@@ -358,6 +358,54 @@ describe('bounds', () => {
     })).rejects.toBe(rolledBack)
     expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).toEqual([])
   })
+
+  // A backlog (a full take) is fanned out by two transactions side by side on PostgreSQL, each on its own
+  // connection, their takes skipping each other's events; PGlite runs one statement at a time, so one.
+  test('a backlog of 1,300 events committed at once goes out exactly once, fanned out side by side on PostgreSQL', async () => {
+    const { id } = await hook('/backlog')
+    let open = 0
+    let mostOpen = 0
+    const counting: SqlRunner = {
+      rows: (statement) => h.database.sql.rows(statement),
+      transaction: (work) => h.database.sql.transaction(async (tx) => {
+        let fanOut = false
+        const watched: SqlRunner = {
+          rows: (statement) => {
+            // The take: this transaction fans events out.
+            if (!fanOut && compileSql(statement).text.includes('delete from event_dispatch')) {
+              fanOut = true
+              mostOpen = Math.max(mostOpen, ++open)
+            }
+            return tx.rows(statement)
+          },
+          transaction: (inner) => tx.transaction(inner),
+        }
+        try {
+          return await work(watched)
+        } finally {
+          if (fanOut) open--
+        }
+      }),
+    }
+    await runner.stop()
+    await dispatcher.stop()
+    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: counting } }, { databaseUrl: h.databaseUrl })
+    await runner.ready()
+    try {
+      const ids = Array.from({ length: 1300 }, (_, n) => `post_backlog_${n}`)
+      await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
+      await eventually(() => receiver.to('/backlog').length >= ids.length, 30_000, 'the backlog delivered')
+      await Bun.sleep(300)
+      expect(postsSent('/backlog')).toEqual([...ids].sort())
+      expect(mostOpen).toBe(h.database.driver === 'postgres' ? 2 : 1)
+      await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
+    } finally {
+      await runner.stop()
+      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+      await runner.ready()
+      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
+    }
+  }, 60_000)
 
   test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
     receiver.respondWith(async () => {

@@ -182,12 +182,42 @@ describe('empty inserts', () => {
       await Bun.sleep(300)
       expect(heard).toEqual([])
       // The same listener hears a real insert: the silence above is the trigger's, not a deaf listener's.
-      await hook('/wake')
+      const { id } = await hook('/wake')
       await newPost('Wakes the delivery loop')
-      await receiver.waitFor('/wake', 1, 5000)
+      const [hit] = await receiver.waitFor('/wake', 1, 5000)
+      await eventually(() => heard.includes('duplicate_checks'), 5000, 'the duplicate check wake-up')
+      // The delivery loop inserted that post's delivery leased to itself (migration 0065): no one else was woken for it.
+      expect(heard).not.toContain('webhook_deliveries')
+      // A delivery queued for anyone to claim (as a round beyond its room, or an older process, leaves it) wakes the loops.
+      await h.db.execute(sql`insert into webhook_deliveries (webhook_id, event_id) values (${id}, ${JSON.parse(hit!.body).id})`)
       await eventually(() => heard.includes('webhook_deliveries'), 5000, 'the webhook_deliveries wake-up')
+      await receiver.waitFor('/wake', 2, 5000)
     } finally {
       await unlisten()
+    }
+  })
+
+  test('a notification row wakes the mailer only when it has an e-mail to send now (migration 0065)', async () => {
+    const heard: string[] = []
+    const unlisten = await h.database.listenForWork(['notification_events'], (table) => table !== '*' && heard.push(table))
+    const row = (id: string, rest: ReturnType<typeof sql>) => h.db.execute(sql`insert into notification_events (id, workspace_id, user_id, event_id, event_type, channel, subject, data, email_status, digest, digest_at, email_lease_until)
+      values (${id}, ${ws.id}, ${ws.ownerId}, ${`evt_${id}`}, 'post.created', ${rest})`)
+    try {
+      // Tomorrow's digest (written scheduled, as the fan-out writes it) and an in-app row: nothing to send now.
+      await row('ntf_wake_digest', sql`'email', 'Later', '{}', 'pending', true, now() + interval '1 day', now() + interval '1 day'`)
+      await row('ntf_wake_in_app', sql`'in_app', 'In the app', '{}', null, false, null, null`)
+      await Bun.sleep(300)
+      expect(heard).toEqual([])
+      // A digest row written unscheduled (an older process) must be scheduled: it wakes the mailer.
+      await row('ntf_wake_unscheduled', sql`'email', 'Unscheduled', '{}', 'pending', true, null, now() + interval '1 day'`)
+      await eventually(() => heard.length === 1, 3000, 'the unscheduled digest wake-up')
+      // An e-mail to send now wakes it.
+      await row('ntf_wake_now', sql`'email', 'Now', '{}', 'pending', false, null, null`)
+      await eventually(() => heard.length === 2, 3000, 'the instant e-mail wake-up')
+      expect(heard).toEqual(['notification_events', 'notification_events'])
+    } finally {
+      await unlisten()
+      await h.db.execute(sql`delete from notification_events where id like 'ntf_wake_%'`)
     }
   })
 })

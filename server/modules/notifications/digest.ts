@@ -1,7 +1,8 @@
-// Members' daily digests. A digest row (a `daily` subscription's notification) is claimed by the
-// notification mailer like any other; the first time, it is only scheduled: `digest_at` and its lease
-// (also its "not before") move to the next NOTIFY_DIGEST_HOUR. When that time comes, the member's due
-// rows of the workspace go out as one e-mail and are marked sent together.
+// Members' daily digests. A digest row (a `daily` subscription's notification) is written scheduled for
+// the next NOTIFY_DIGEST_HOUR (rows.ts: `digest_at` and its lease, also its "not before") and claimed by
+// the notification mailer like any other once that time comes: the member's due rows of the workspace go
+// out as one e-mail and are marked sent together. A row written unscheduled (by a process older than
+// migration 0065, during a rolling upgrade) is scheduled here the first time the mailer sees it.
 import { and, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm'
 import type { BackgroundContext } from '../../background/context.ts'
 import { rowsOf } from '../../db/client.ts'
@@ -12,6 +13,7 @@ import { postPath } from '../dashboard/links.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { senderFor } from '../sending-domain/service.ts'
+import { nextDigestAt } from './digest-time.ts'
 
 type NotificationEvent = typeof notificationEvents.$inferSelect
 export interface DigestRow {
@@ -22,19 +24,13 @@ export interface DigestRow {
   logoFileId: string | null
 }
 
-/** The next moment at `hour` o'clock UTC strictly after `now`. */
-export function nextDigestAt(now: Date, hour: number): Date {
-  const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), hour))
-  if (at <= now) at.setUTCDate(at.getUTCDate() + 1)
-  return at
-}
 
 /** Digest rows scheduled per statement; a larger burst is scheduled by the mailer's next rounds. */
 const SCHEDULE_BATCH = 1000
 
 /**
- * Schedules the daily-digest rows written since the last round (rows.ts writes them waiting) for the next
- * digest hour, in one statement; returns how many. More than one digest a day would not be a digest: a
+ * Schedules the daily-digest rows written unscheduled since the last round (only an older process writes
+ * them so: rows.ts schedules its own) for the next digest hour, in one statement; returns how many. More than one digest a day would not be a digest: a
  * member's later rows of the day join the scheduled one.
  */
 export async function scheduleDigests(ctx: BackgroundContext): Promise<number> {

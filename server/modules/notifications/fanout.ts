@@ -1,9 +1,11 @@
 // Notification rows fanned out from outbox events in the dispatcher's transaction, as SQL text: the
 // background worker's fan-out loads no drizzle (server/db/sql-text.ts).
+import { DEFAULT_DIGEST_HOUR } from '../../config.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { workspacesOf, type OutboxEvent } from '../../events/outbox-event.ts'
 import type { EventSubscriber } from '../../events/subscriber.ts'
 import { newId } from '../../lib/ids.ts'
+import { nextDigestAt } from './digest-time.ts'
 import { notifyMentions } from './mentions.ts'
 import { insertNotificationRows } from './rows.ts'
 
@@ -31,9 +33,10 @@ type Subscription = { id: string; workspace_id: string; user_id: string; events:
 
 /**
  * Notification events for every active member subscribed to each event's kind, written in the
- * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts).
+ * dispatcher's transaction; e-mail ones wait in `pending` for the sender (notifications/mailer.ts), daily
+ * ones until the next `digestHour` (UTC, NOTIFY_DIGEST_HOUR).
  */
-export async function notifySubscribers(tx: SqlRunner, rows: OutboxEvent[], workspaceIds = workspacesOf(rows)) {
+export async function notifySubscribers(tx: SqlRunner, rows: OutboxEvent[], workspaceIds = workspacesOf(rows), digestHour = DEFAULT_DIGEST_HOUR) {
   if (!workspaceIds.length) return
   await notifyMentions(tx, rows)
   const subscriptions = await tx.rows<Subscription>(sql`
@@ -54,7 +57,11 @@ export async function notifySubscribers(tx: SqlRunner, rows: OutboxEvent[], work
       data: event.data,
       email_status: subscription.channel === 'email' ? ('pending' as const) : null,
       digest: subscription.delivery === 'daily',
-    }))))
+    }))), nextDigestAt(new Date(), digestHour))
 }
 
-export const notificationSubscriber: EventSubscriber = { name: 'notifications', fanOut: notifySubscribers }
+/** The notification fan-out, its daily digests at `digestHour` o'clock UTC (the worker passes NOTIFY_DIGEST_HOUR). */
+export const notificationSubscriberAt = (digestHour: number): EventSubscriber => ({
+  name: 'notifications',
+  fanOut: (tx, rows, workspaceIds) => notifySubscribers(tx, rows, workspaceIds, digestHour),
+})

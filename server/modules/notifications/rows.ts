@@ -9,16 +9,18 @@ export interface NotificationRow {
 
 /**
  * Writes notification rows in one statement (one JSON parameter however many), skipping any already there.
- * A daily-digest e-mail is written waiting: its lease (its "not before") a day out until the mailer schedules
- * it for its digest hour with the others of its batch (digest.ts `scheduleDigests`), so the e-mail queue's
- * claims never take it one by one. The day is only a bound: a row never scheduled is claimed then, and
- * scheduled on the spot.
+ * A daily-digest e-mail is written scheduled for `digestAt` (its digest hour: `digest_at`, and its lease, its
+ * "not before"), so the e-mail queue never claims it before then and no later statement rewrites it. Its
+ * insert wakes no mailer (migration 0065): there is nothing to send until that hour. Without `digestAt`
+ * it is written as before 0065, waiting a day for the mailer to schedule it (digest.ts `scheduleDigests`).
  */
-export async function insertNotificationRows(tx: SqlRunner, values: NotificationRow[]) {
+export async function insertNotificationRows(tx: SqlRunner, values: NotificationRow[], digestAt?: Date) {
   if (!values.length) return
-  await tx.rows(sql`insert into notification_events (id, workspace_id, user_id, subscription_id, event_id, event_type, channel, subject, data, email_status, digest, email_lease_until)
+  const scheduled = digestAt?.toISOString() ?? null
+  await tx.rows(sql`insert into notification_events (id, workspace_id, user_id, subscription_id, event_id, event_type, channel, subject, data, email_status, digest, digest_at, email_lease_until)
     select id, workspace_id, user_id, subscription_id, event_id, event_type, channel, subject, data, email_status, digest,
-      case when digest and email_status = 'pending' then now() + interval '1 day' end
+      case when digest and email_status = 'pending' then ${scheduled}::timestamptz end,
+      case when digest and email_status = 'pending' then coalesce(${scheduled}::timestamptz, now() + interval '1 day') end
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id text, workspace_id text, user_id text, subscription_id text, event_id text,
       event_type text, channel text, subject text, data jsonb, email_status text, digest boolean)
     on conflict do nothing`)
