@@ -44,6 +44,14 @@ export const ASYNC_COMMIT = sql`select set_config('synchronous_commit', 'off', t
 /** The settings `queueTransaction` opens with, ASYNC_COMMIT's among them (the mailers' drizzle transactions run the same text: leased-queue.ts). */
 export const QUEUE_PLAN_SETTINGS = sql`select set_config('plan_cache_mode', 'force_custom_plan', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'off', true), set_config('synchronous_commit', 'off', true)`
 
+/**
+ * Ends `queueTransaction`'s planning for today's sizes for the rest of the transaction: statements that read
+ * no queue (a fan-out's lookups and inserts) keep their cached plans. Planned again at every run they cost
+ * ~0.4 ms of PostgreSQL time on each event's round, more than running them (BENCHMARKS.md, "Notes: the
+ * eighteenth session").
+ */
+export const CACHED_PLANS = sql`select set_config('plan_cache_mode', 'auto', true)`
+
 /** The channel a table's trigger notifies when a transaction that added rows to it commits. */
 export const workChannel = (table: WorkQueue) => `chorus_work_${table}`
 

@@ -3,7 +3,7 @@
 // (processes, the delivery loop) run side by side and each event is fanned out once.
 // The loops that call it run in the background worker (server/background/dispatcher.ts and delivery-loop.ts).
 import { sql, type SqlRunner } from '../db/sql-text.ts'
-import { queueTransaction } from '../db/work.ts'
+import { CACHED_PLANS, queueTransaction } from '../db/work.ts'
 import { workspacesOf, type OutboxEvent } from './outbox-event.ts'
 import type { EventSubscriber } from './subscriber.ts'
 import { SUBSCRIBERS } from './subscribers.ts'
@@ -30,8 +30,10 @@ export async function dispatchEvents(db: SqlRunner, limit = 500, subscribers: re
 
 /** `dispatchEvents` inside the caller's queue transaction (the delivery loop claims what it fanned out in the same one). */
 export async function dispatchIn(tx: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
-  // A queue row always has its event (the queue references events on delete cascade).
-  const rows = await tx.rows<OutboxEvent>(takeQueued(limit))
+  // A queue row always has its event (the queue references events on delete cascade). The take is planned
+  // for the queue's size today; the subscribers' statements after it read no queue and keep their plans
+  // (the setting goes out behind the take, pipelined).
+  const [rows] = await Promise.all([tx.rows<OutboxEvent>(takeQueued(limit)), tx.rows(CACHED_PLANS)])
   if (!rows.length) return 0
   const workspaceIds = workspacesOf(rows)
   // Each subscriber writes its own tables: their statements go out side by side on the transaction's
