@@ -407,6 +407,48 @@ describe('bounds', () => {
     }
   }, 60_000)
 
+  // An event's round leases the deliveries it fans out as it inserts them; the claim of queued ones (retries,
+  // leftovers) runs only when something may be due, so a round woken by a new event skips it.
+  test('rounds woken by new events only skip the claim of queued deliveries; a queued one is still claimed at once', async () => {
+    const { id } = await hook('/skip-claim')
+    const statements: string[] = []
+    const counting: SqlRunner = {
+      rows: (statement) => (statements.push(compileSql(statement).text), h.database.sql.rows(statement)),
+      transaction: (work) => h.database.sql.transaction((tx) => work({
+        rows: (statement) => (statements.push(compileSql(statement).text), tx.rows(statement)),
+        transaction: (inner) => tx.transaction(inner),
+      })),
+    }
+    await runner.stop()
+    await dispatcher.stop()
+    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: counting } }, { databaseUrl: h.databaseUrl })
+    await runner.ready()
+    try {
+      // The first round claims (whatever was queued before it started), then the loop sleeps.
+      await eventually(() => statements.some((text) => text.includes('for update of d skip locked')), 5000, 'the first claim')
+      await Bun.sleep(200)
+      statements.length = 0
+      for (const n of [1, 2, 3, 4, 5]) {
+        await newPost(`Skip the claim ${n}`)
+        await receiver.waitFor('/skip-claim', n, 5000)
+      }
+      const takes = statements.filter((text) => text.includes('delete from event_dispatch')).length
+      const claims = statements.filter((text) => text.includes('for update of d skip locked')).length
+      expect(takes).toBeGreaterThanOrEqual(5)
+      expect(claims).toBe(0)
+      // A delivery queued unleased (as a manual retry or another process leaves it) wakes the loop, which claims it.
+      const [first] = receiver.to('/skip-claim')
+      await h.db.execute(sql`insert into webhook_deliveries (webhook_id, event_id) values (${id}, ${JSON.parse(first!.body).id})`)
+      await receiver.waitFor('/skip-claim', 6, 5000)
+      expect(statements.filter((text) => text.includes('for update of d skip locked')).length).toBeGreaterThanOrEqual(1)
+    } finally {
+      await runner.stop()
+      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+      await runner.ready()
+      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
+    }
+  }, 60_000)
+
   test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
     receiver.respondWith(async () => {
       await Bun.sleep(500)
