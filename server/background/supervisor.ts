@@ -38,7 +38,9 @@ export function startBackground(ctx: AppContext): Background {
 
   function spawn() {
     startedAt = Date.now()
-    const current = new Worker(WORKER_URL)
+    // JavaScriptCore's small heap for the worker: 0.7 MiB less idle RSS, and no drain, latency or isolation
+    // figure measurably slower beside it (BENCHMARKS.md, "Notes: the eighteenth session").
+    const current = new Worker(WORKER_URL, { smol: true })
     worker = current
     const pglite = ctx.database.pglite
     const served = (bridge = pglite ? serveDatabase(pglite, (answer) => current.postMessage(answer)) : undefined)
