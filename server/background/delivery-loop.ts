@@ -82,6 +82,8 @@ const NOT_STARTED = new Error('the delivery loop stopped before this attempt sta
  * new event is fanned out, claimed and sent in the round its notification starts.
  */
 const BUSY_PAUSE_MS = 5
+/** The longest a loop kept busy by new events goes without claiming queued deliveries (a dead process's leases). */
+const CLAIM_AT_LEAST_EVERY_MS = 5000
 /** Events fanned out per round (dispatch.ts's default batch). */
 const DISPATCH_LIMIT = 500
 
@@ -107,6 +109,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
    * inserts it and skips the claim (~0.3 ms of PostgreSQL planning and reading on every event's round).
    */
   let deliveriesDue = true
+  let lastClaimAt = 0
   /** Whether the last round's take was full: events are still queued behind it. */
   let backlog = false
   const parallelDispatch = options.parallelDispatch ?? 1
@@ -222,10 +225,16 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     if (!webhooksDue) return 0
     webhooksDue = false
     const claimRoom = stopped ? 0 : Math.max(0, room)
-    // A retry may have fallen due while the loop was too busy to sleep until it (or it is not known yet).
-    if (dueStale || performance.now() >= nextDueAt - 1) deliveriesDue = true
+    // A retry may have fallen due while the loop was too busy to sleep until it (or it is not known yet); and
+    // a process killed outright leaves leases that only a claim notices, so one runs every few seconds
+    // while events keep the loop awake.
+    const now = performance.now()
+    if (dueStale || now >= nextDueAt - 1 || now - lastClaimAt >= CLAIM_AT_LEAST_EVERY_MS) deliveriesDue = true
     const claim = deliveriesDue && claimRoom > 0
-    if (claim) deliveriesDue = false
+    if (claim) {
+      deliveriesDue = false
+      lastClaimAt = now
+    }
     const parts = backlog ? parallelDispatch : 1
     const shares = Array.from({ length: parts }, (_, part) => Math.floor(claimRoom / parts) + (part < claimRoom % parts ? 1 : 0))
     const rounds = await Promise.all(shares.map((share) => fanOutAndClaim(share, claim)))

@@ -39,12 +39,13 @@ export const webhookSubscriber: EventSubscriber = {
  * (the loop's claim of due ones runs beside the take).
  */
 export function leasingWebhookSubscriber(owner: number, room: () => Promise<number>, secrets: Sealer): EventSubscriber & { jobs: DeliveryJob[] } {
-  return {
+  const subscriber = {
     name: webhookSubscriber.name,
-    jobs: [],
-    async fanOut(tx, rows, workspaceIds) {
+    jobs: [] as DeliveryJob[],
+    async fanOut(tx: SqlRunner, rows: OutboxEvent[], workspaceIds: string[]) {
       const deliveries = await deliveriesOf(tx, rows, workspaceIds)
-      if (deliveries.eventIds.length) this.jobs = await insertLeasedDeliveriesIn(tx, owner, Math.max(0, await room()), deliveries, secrets)
+      if (deliveries.eventIds.length) subscriber.jobs = await insertLeasedDeliveriesIn(tx, owner, Math.max(0, await room()), deliveries, secrets)
     },
   }
+  return subscriber
 }
