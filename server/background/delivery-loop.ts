@@ -237,14 +237,19 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     }
     const parts = backlog ? parallelDispatch : 1
     const shares = Array.from({ length: parts }, (_, part) => Math.floor(claimRoom / parts) + (part < claimRoom % parts ? 1 : 0))
-    const rounds = await Promise.all(shares.map((share) => fanOutAndClaim(share, claim)))
+    const settled = await Promise.allSettled(shares.map((share) => fanOutAndClaim(share, claim)))
+    // What a transaction that committed leased is sent even if the one beside it failed (the round's error
+    // is raised after): left untracked, its jobs would wait out their leases.
+    const rounds = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+    const failed = settled.find((result) => result.status === 'rejected')
     // A claim that filled its share may have left due deliveries behind.
-    if (rounds.some((round, part) => claim && round.claimed >= shares[part]!)) deliveriesDue = true
+    if (settled.some((result, part) => claim && result.status === 'fulfilled' && result.value.claimed >= shares[part]!)) deliveriesDue = true
     const jobs = rounds.flatMap((round) => round.jobs)
     const dispatched = rounds.reduce((sum, round) => sum + round.dispatched, 0)
     backlog = rounds.some((round) => round.dispatched >= DISPATCH_LIMIT)
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
+    if (failed) throw failed.reason
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
     // round fanned out beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
     // claim with no room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in

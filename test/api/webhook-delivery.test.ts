@@ -468,6 +468,60 @@ describe('bounds', () => {
     expect(Date.now() - started).toBeLessThan(12_000)
   }, 30_000)
 
+  // Two fan-outs side by side (PostgreSQL), one failing: what the other committed, leased to the loop, is sent
+  // at once rather than after its lease runs out (60 s); the failed one's events are taken again.
+  test('a fan-out that fails beside another does not strand what the other committed', async () => {
+    await hook('/half-failed')
+    let open = 0
+    let fanOuts = 0
+    let failed = false
+    const failing: SqlRunner = {
+      rows: (statement) => h.database.sql.rows(statement),
+      transaction: (work) => h.database.sql.transaction(async (tx) => {
+        let fanOut = false
+        const watched: SqlRunner = {
+          rows: (statement) => {
+            if (!fanOut && compileSql(statement).text.includes('delete from event_dispatch')) {
+              fanOut = true
+              open++
+              fanOuts++
+            }
+            return tx.rows(statement)
+          },
+          transaction: (inner) => tx.transaction(inner),
+        }
+        try {
+          const result = await work(watched)
+          // PostgreSQL: the first fan-out that ends while another is open; PGlite (one at a time): the second.
+          if (fanOut && !failed && (h.database.driver === 'postgres' ? open >= 2 : fanOuts === 2)) {
+            failed = true
+            throw new Error('injected fan-out failure')
+          }
+          return result
+        } finally {
+          if (fanOut) open--
+        }
+      }),
+    }
+    await runner.stop()
+    await dispatcher.stop()
+    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: failing } }, { databaseUrl: h.databaseUrl })
+    await runner.ready()
+    try {
+      const ids = Array.from({ length: 1300 }, (_, n) => `post_half_${n}`)
+      await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
+      await eventually(() => receiver.to('/half-failed').length >= ids.length, 20_000, 'every event delivered well before a lease (60 s) runs out')
+      await Bun.sleep(300)
+      expect(failed).toBe(true)
+      expect(postsSent('/half-failed')).toEqual([...ids].sort())
+    } finally {
+      await runner.stop()
+      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+      await runner.ready()
+      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
+    }
+  }, 60_000)
+
   test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
     receiver.respondWith(async () => {
       await Bun.sleep(500)
