@@ -216,10 +216,15 @@ describe('errors', () => {
 })
 
 describe('bounds', () => {
-  /** Runs `body` with a runner of its own options in place of the shared one. */
-  async function withRunner(options: { maxSending: number }, body: () => Promise<void>) {
+  /**
+   * Runs `body` with a runner of its own options in place of the shared one; with `sql`, its loop runs its
+   * statements there, and the shared dispatcher is stopped meanwhile so that every fan-out goes through it.
+   */
+  async function withRunner(options: { maxSending?: number; sql?: SqlRunner }, body: () => Promise<void>) {
+    const { sql: statements, ...runnerOptions } = options
     await runner.stop()
-    runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl, ...options })
+    if (statements) await dispatcher.stop()
+    runner = await startWebhookRunner(statements ? { ...h.ctx, database: { ...h.ctx.database, sql: statements } } : h.ctx, { databaseUrl: h.databaseUrl, ...runnerOptions })
     await runner.ready()
     try {
       await body()
@@ -227,6 +232,7 @@ describe('bounds', () => {
       await runner.stop()
       runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
       await runner.ready()
+      if (statements) dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
     }
   }
   const leasedTo = async (webhookId: string) => (await h.db.select({ count: sql<number>`count(*)::int` }).from(webhookDeliveries)
@@ -237,6 +243,39 @@ describe('bounds', () => {
     return posts.map((post) => post.body.id as string)
   }
   const postsSent = (path: string) => receiver.to(path).map((hit) => JSON.parse(hit.body).data.post.id as string).sort()
+
+  /**
+   * The database's runner, showing each statement's text to `seen` and telling `fanOut` when a transaction
+   * starts fanning events out (it sends the take), before it commits (`committing` may throw to roll it back),
+   * and when it has ended.
+   */
+  function watched(seen: (text: string) => void, fanOut: { started?(): void; committing?(): void; ended?(): void } = {}): SqlRunner {
+    return {
+      rows: (statement) => (seen(compileSql(statement).text), h.database.sql.rows(statement)),
+      transaction: (work) => h.database.sql.transaction(async (tx) => {
+        let fansOut = false
+        const inside: SqlRunner = {
+          rows: (statement) => {
+            const { text } = compileSql(statement)
+            seen(text)
+            if (!fansOut && text.includes('delete from event_dispatch')) {
+              fansOut = true
+              fanOut.started?.()
+            }
+            return tx.rows(statement)
+          },
+          transaction: (inner) => tx.transaction(inner),
+        }
+        try {
+          const result = await work(inside)
+          if (fansOut) fanOut.committing?.()
+          return result
+        } finally {
+          if (fansOut) fanOut.ended?.()
+        }
+      }),
+    }
+  }
 
   // At most `maxSending` attempts on the wire, while up to twice as many deliveries are claimed: the next
   // ones are leased before the last attempts come back. A finished attempt leaves the loop's count at once
@@ -365,33 +404,7 @@ describe('bounds', () => {
     const { id } = await hook('/backlog')
     let open = 0
     let mostOpen = 0
-    const counting: SqlRunner = {
-      rows: (statement) => h.database.sql.rows(statement),
-      transaction: (work) => h.database.sql.transaction(async (tx) => {
-        let fanOut = false
-        const watched: SqlRunner = {
-          rows: (statement) => {
-            // The take: this transaction fans events out.
-            if (!fanOut && compileSql(statement).text.includes('delete from event_dispatch')) {
-              fanOut = true
-              mostOpen = Math.max(mostOpen, ++open)
-            }
-            return tx.rows(statement)
-          },
-          transaction: (inner) => tx.transaction(inner),
-        }
-        try {
-          return await work(watched)
-        } finally {
-          if (fanOut) open--
-        }
-      }),
-    }
-    await runner.stop()
-    await dispatcher.stop()
-    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: counting } }, { databaseUrl: h.databaseUrl })
-    await runner.ready()
-    try {
+    await withRunner({ sql: watched(() => {}, { started: () => void (mostOpen = Math.max(mostOpen, ++open)), ended: () => void open-- }) }, async () => {
       const ids = Array.from({ length: 1300 }, (_, n) => `post_backlog_${n}`)
       await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
       await eventually(() => receiver.to('/backlog').length >= ids.length, 30_000, 'the backlog delivered')
@@ -399,12 +412,7 @@ describe('bounds', () => {
       expect(postsSent('/backlog')).toEqual([...ids].sort())
       expect(mostOpen).toBe(h.database.driver === 'postgres' ? 2 : 1)
       await eventually(async () => (await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).length === 0)
-    } finally {
-      await runner.stop()
-      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
-      await runner.ready()
-      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
-    }
+    })
   }, 60_000)
 
   // An event's round leases the deliveries it fans out as it inserts them; the claim of queued ones (retries,
@@ -412,18 +420,7 @@ describe('bounds', () => {
   test('rounds woken by new events only skip the claim of queued deliveries; a queued one is still claimed at once', async () => {
     const { id } = await hook('/skip-claim')
     const statements: string[] = []
-    const counting: SqlRunner = {
-      rows: (statement) => (statements.push(compileSql(statement).text), h.database.sql.rows(statement)),
-      transaction: (work) => h.database.sql.transaction((tx) => work({
-        rows: (statement) => (statements.push(compileSql(statement).text), tx.rows(statement)),
-        transaction: (inner) => tx.transaction(inner),
-      })),
-    }
-    await runner.stop()
-    await dispatcher.stop()
-    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: counting } }, { databaseUrl: h.databaseUrl })
-    await runner.ready()
-    try {
+    await withRunner({ sql: watched((text) => statements.push(text)) }, async () => {
       // The first round claims (whatever was queued before it started), then the loop sleeps.
       await eventually(() => statements.some((text) => text.includes('for update of d skip locked')), 5000, 'the first claim')
       await Bun.sleep(200)
@@ -442,12 +439,7 @@ describe('bounds', () => {
       await h.db.execute(sql`insert into webhook_deliveries (webhook_id, event_id) values (${id}, ${JSON.parse(first!.body).id})`)
       await receiver.waitFor('/skip-claim', 6, 5000)
       expect(statements.filter((text) => text.includes('for update of d skip locked')).length).toBeGreaterThanOrEqual(1)
-    } finally {
-      await runner.stop()
-      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
-      await runner.ready()
-      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
-    }
+    })
   }, 60_000)
 
   // A process killed outright leaves its leases behind without a word (its rows were inserted leased, which
@@ -475,51 +467,24 @@ describe('bounds', () => {
     let open = 0
     let fanOuts = 0
     let failed = false
-    const failing: SqlRunner = {
-      rows: (statement) => h.database.sql.rows(statement),
-      transaction: (work) => h.database.sql.transaction(async (tx) => {
-        let fanOut = false
-        const watched: SqlRunner = {
-          rows: (statement) => {
-            if (!fanOut && compileSql(statement).text.includes('delete from event_dispatch')) {
-              fanOut = true
-              open++
-              fanOuts++
-            }
-            return tx.rows(statement)
-          },
-          transaction: (inner) => tx.transaction(inner),
-        }
-        try {
-          const result = await work(watched)
-          // PostgreSQL: the first fan-out that ends while another is open; PGlite (one at a time): the second.
-          if (fanOut && !failed && (h.database.driver === 'postgres' ? open >= 2 : fanOuts === 2)) {
-            failed = true
-            throw new Error('injected fan-out failure')
-          }
-          return result
-        } finally {
-          if (fanOut) open--
-        }
-      }),
+    const fanOut = {
+      started: () => void (open++, fanOuts++),
+      // PostgreSQL: the first fan-out that ends while another is open; PGlite (one at a time): the second.
+      committing: () => {
+        if (failed || !(h.database.driver === 'postgres' ? open >= 2 : fanOuts === 2)) return
+        failed = true
+        throw new Error('injected fan-out failure')
+      },
+      ended: () => void open--,
     }
-    await runner.stop()
-    await dispatcher.stop()
-    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: failing } }, { databaseUrl: h.databaseUrl })
-    await runner.ready()
-    try {
+    await withRunner({ sql: watched(() => {}, fanOut) }, async () => {
       const ids = Array.from({ length: 1300 }, (_, n) => `post_half_${n}`)
       await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
       await eventually(() => receiver.to('/half-failed').length >= ids.length, 20_000, 'every event delivered well before a lease (60 s) runs out')
       await Bun.sleep(300)
       expect(failed).toBe(true)
       expect(postsSent('/half-failed')).toEqual([...ids].sort())
-    } finally {
-      await runner.stop()
-      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
-      await runner.ready()
-      dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
-    }
+    })
   }, 60_000)
 
   test('a stopping loop hands back the claims still waiting to be sent; the next runner sends them', async () => {
