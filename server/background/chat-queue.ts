@@ -21,6 +21,7 @@ export function chatQueue(ctx: Pick<BackgroundContext, 'db' | 'secrets' | 'confi
   })())
   return {
     name: 'chat',
+    table: 'chat_deliveries',
     async claim(owner, limit) {
       const claimed = await leaseChatJobs(ctx.database.sql, owner, limit)
       if (!claimed.length) return []

@@ -7,7 +7,7 @@ import type { SqlRunner } from '../db/sql-text.ts'
 import { describeError } from '../db/errors.ts'
 import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
-import { IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker } from '../db/work.ts'
+import { announceWork, IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker, type WorkQueue } from '../db/work.ts'
 import { dispatchIn } from '../events/dispatch.ts'
 import type { EventSubscriber } from '../events/subscriber.ts'
 import { SUBSCRIBERS } from '../events/subscribers.ts'
@@ -21,6 +21,8 @@ import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
  */
 export interface DeliveryQueue<Job = any, Result = any> {
   name: string
+  /** Its table, announced when claims are handed back (server/db/work.ts). */
+  table: WorkQueue
   claim(owner: number, limit: number): Promise<Job[]>
   send(job: Job): Promise<Result>
   record(owner: number, job: Job, result: Result): Promise<void>
@@ -56,8 +58,6 @@ export interface LoopOptions {
    * claimed while the last is still being sent, and each round's statements cover more jobs.
    */
   maxClaimed?: number
-  /** Fan-out transactions side by side while a backlog is queued (default 1; PGlite runs one statement at a time). */
-  parallelDispatch?: number
   /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
   recordEach?: boolean
   /** Who hears each event it fans out (default: events/subscribers.ts `SUBSCRIBERS`); its webhook fan-out leases what it inserts. */
@@ -110,9 +110,6 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
    */
   let deliveriesDue = true
   let lastClaimAt = 0
-  /** Whether the last round's take was full: events are still queued behind it. */
-  let backlog = false
-  const parallelDispatch = options.parallelDispatch ?? 1
   /** When the next retry or lapsing lease falls due (performance.now()), and whether that must be asked again. */
   let nextDueAt = 0
   let dueStale = true
@@ -124,6 +121,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   })
   const inFlight = new Set<Promise<void>>()
   let finished: Attempt[] = []
+  /** The job tables this loop handed claims back to, announced once it has stopped. */
+  const handedBack = new Set<WorkQueue>()
   let stopped = false
   let sending = 0
   /** Attempts waiting for a slot: each is handed one (true) by an attempt that finished, or sent away (false) at stop. */
@@ -152,6 +151,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       if (error !== NOT_STARTED) log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
       webhooksDue = deliveriesDue = true
+      handedBack.add('webhook_deliveries')
     } finally {
       // Its outcome waits to be recorded, and it frees a slot.
       ;(await waking).wake()
@@ -185,6 +185,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     } catch (error) {
       if (error !== NOT_STARTED) log.warn(`${queue.name} attempt interrupted`, { error: String(error) })
       await queue.release(owner, job).catch(() => {})
+      handedBack.add(queue.table)
     } finally {
       othersDue = dueStale = true
       ;(await waking).wake()
@@ -215,12 +216,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     })
   }
 
-  /**
-   * One round's fan-out and claim. While a backlog is queued (the last take was full), `parallelDispatch`
-   * transactions run side by side, each on its own connection (and PostgreSQL backend) with its share of the
-   * room: the takes skip each other's events (SKIP LOCKED). One transaction's fan-out ran on one backend,
-   * and a drain went as fast as that one core (BENCHMARKS.md, "Notes: the eighteenth session").
-   */
+  /** One round's fan-out and claim (`fanOutAndClaim`), its jobs sent once it has committed. */
   async function dispatchAndClaim(room: number) {
     if (!webhooksDue) return 0
     webhooksDue = false
@@ -235,26 +231,16 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       deliveriesDue = false
       lastClaimAt = now
     }
-    const parts = backlog ? parallelDispatch : 1
-    const shares = Array.from({ length: parts }, (_, part) => Math.floor(claimRoom / parts) + (part < claimRoom % parts ? 1 : 0))
-    const settled = await Promise.allSettled(shares.map((share) => fanOutAndClaim(share, claim)))
-    // What a transaction that committed leased is sent even if the one beside it failed (the round's error
-    // is raised after): left untracked, its jobs would wait out their leases.
-    const rounds = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
-    const failed = settled.find((result) => result.status === 'rejected')
-    // A claim that filled its share may have left due deliveries behind.
-    if (settled.some((result, part) => claim && result.status === 'fulfilled' && result.value.claimed >= shares[part]!)) deliveriesDue = true
-    const jobs = rounds.flatMap((round) => round.jobs)
-    const dispatched = rounds.reduce((sum, round) => sum + round.dispatched, 0)
-    backlog = rounds.some((round) => round.dispatched >= DISPATCH_LIMIT)
+    const { dispatched, claimed, jobs } = await fanOutAndClaim(claimRoom, claim)
+    // A claim that filled its room may have left due deliveries behind.
+    if (claim && claimed >= claimRoom) deliveriesDue = true
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
-    if (failed) throw failed.reason
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
     // round fanned out beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
     // claim with no room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in
     // flight had finished: BENCHMARKS.md, "a burst stalled for the backstop".
-    if (backlog || jobs.length >= room) webhooksDue = true
+    if (dispatched >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
     return dispatched + jobs.length
   }
 
@@ -330,6 +316,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     await Promise.allSettled(inFlight)
     await flush()
     await waker.close()
+    // Claims handed back are updates, which wake no loop: the other processes' loops are told, to take them now.
+    for (const table of handedBack) await announceWork(db, table).catch(() => {})
   })()
 
   return {

@@ -78,8 +78,6 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
     onClaimed: options.onClaimed,
     // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
     recordEach: !onPostgres,
-    // A backlog fans out on two backends (a third measured no faster on 2 cores: BENCHMARKS.md).
-    parallelDispatch: onPostgres ? 2 : 1,
     queues: [chatQueue(ctx, outbound, { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
     subscribers,
   })

@@ -4,7 +4,7 @@
 // its time has not run out, so a dead worker's claims are taken over at once and a silent one's after
 // LEASE_SECONDS. Feature modules build their claims on `leaseDue` / `claimDue` and never write leases themselves.
 import { msFrom, sql, type SqlFragment, type SqlRunner } from '../db/sql-text.ts'
-import { queueTransaction } from '../db/work.ts'
+import { announceWork, queueTransaction, type WorkQueue } from '../db/work.ts'
 
 /** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
 export const LOCK_SPACE = 7_245_012
@@ -115,9 +115,16 @@ export async function releaseJob(db: SqlRunner, jobs: JobTable, owner: number, k
     where ${target} = ${key[0]} and ${event} = ${key[1]} and lease_owner = ${owner}`)
 }
 
-/** Frees every claim of an owner known to be gone (its lock's connection dropped, its worker exited), in every job table. */
+/**
+ * Frees every claim of an owner known to be gone (its lock's connection dropped, its worker exited), in every job
+ * table, and announces what it freed: an update wakes no loop by itself (the work triggers hear inserts), and
+ * every process's loop may take them over at once.
+ */
 export async function releaseOwner(db: SqlRunner, owner: number) {
-  for (const jobs of JOB_TABLES) await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner}`)
+  for (const jobs of JOB_TABLES) {
+    const freed = await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner} returning 1`)
+    if (freed.length) await announceWork(db, jobs.table as WorkQueue)
+  }
 }
 
 /**

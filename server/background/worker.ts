@@ -32,8 +32,8 @@ export type WorkerCommand =
   | { type: 'exit-on-claim' }
 export type WorkerReport = { type: 'ready' } | { type: 'owner'; owner: number } | { type: 'stopped' }
 
-/** Connections of the worker's own pool on PostgreSQL: a round's record and its two fan-outs of a backlog (delivery-loop.ts), a claim of another queue, and the mailer. */
-const POOL_SIZE = 5
+/** Connections of the worker's own pool on PostgreSQL: one claim, one record and one dispatch run at a time, and the mailer. */
+const POOL_SIZE = 4
 
 const report = (message: WorkerReport) => self.postMessage(message)
 let bridge: ReturnType<typeof bridgedDatabase> | undefined
