@@ -198,8 +198,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   /**
-   * Claims the due webhook deliveries and fans out queued events in one queue transaction: one commit between
-   * an event's notification and its request. The claim and the take go out together (pipelined); the new
+   * Claims the due webhook deliveries (when `claim`) and fans out queued events in one queue transaction: one
+   * commit between an event's notification and its request. The claim and the take go out together (pipelined); the new
    * deliveries are inserted leased to this loop, as many as the claim left room for (the rest wait for a later
    * claim), so a new event's delivery is never updated in the transaction that inserted it. The jobs are sent
    * once it has committed.

@@ -19,7 +19,7 @@ export const unlockOwnerSql = (owner: number) => sql`select pg_advisory_unlock($
 
 /** A table of delivery jobs: (target, event) keyed rows with the pending → done | failed | canceled state and a lease. */
 export interface JobTable {
-  table: string
+  table: WorkQueue
   /** The key columns; the first names the target (endpoint, channel mapping). */
   keys: [string, string]
   /** Further columns the claim returns. */
@@ -123,7 +123,7 @@ export async function releaseJob(db: SqlRunner, jobs: JobTable, owner: number, k
 export async function releaseOwner(db: SqlRunner, owner: number) {
   for (const jobs of JOB_TABLES) {
     const freed = await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner} returning 1`)
-    if (freed.length) await announceWork(db, jobs.table as WorkQueue)
+    if (freed.length) await announceWork(db, jobs.table)
   }
 }
 
