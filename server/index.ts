@@ -2,7 +2,7 @@ import { isSupervised, processCount, PROCESS_INDEX_ENV, stopWithSupervisor, supe
 import { createLogger } from './lib/log.ts'
 import { startBackground } from './background/supervisor.ts'
 import { listenForCaches } from './db/changes.ts'
-import { describeError, isConnectionError } from './db/errors.ts'
+import { unhandledRejectionHandler } from './db/errors.ts'
 import { cannotStart, configOrExit, openMigratedDatabase, resolveSecret, waitForPostgres, whereToGo } from './startup.ts'
 
 async function main() {
@@ -61,15 +61,8 @@ async function main() {
   const { app, ctx } = started
   // The per-process caches listen for changes on this thread (PGlite's engine already announces them here).
   if (database.driver === 'postgres') caches = listenForCaches(database, ctx.changes)
-  // postgres.js reads the array types on every new connection without handling a failure: a backend
-  // terminated at that moment (restart, failover) rejects a promise nobody awaits, and the connection
-  // simply reconnects (docs/postgres-js-rollback-crash.md). Such a rejection must not end the process;
-  // any other unhandled rejection still does.
-  process.on('unhandledRejection', (reason) => {
-    if (isConnectionError(reason)) return ctx.log.warn('database connection lost while connecting', { error: describeError(reason) })
-    ctx.log.error('unhandled rejection', { error: describeError(reason) })
-    process.exit(1)
-  })
+  // A connection lost while it starts up must not end the process (db/errors.ts); any other unhandled rejection does.
+  process.on('unhandledRejection', unhandledRejectionHandler(ctx.log, () => process.exit(1)))
   // With several processes each binds the port with SO_REUSEPORT and the kernel spreads connections.
   try {
     app.listen({ port: config.port, hostname: '0.0.0.0', reusePort: isSupervised() })

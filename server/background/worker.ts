@@ -13,6 +13,7 @@ import type { Config } from '../config.ts'
 import { subscribersFor } from '../events/subscribers.ts'
 import { outboundFor } from '../lib/outbound.ts'
 import type { Db } from '../db/client.ts'
+import { unhandledRejectionHandler } from '../db/errors.ts'
 import { openPostgresPool } from '../db/postgres-pool.ts'
 import { createLogger } from '../lib/log.ts'
 import { createMailer } from '../lib/mail.ts'
@@ -43,6 +44,8 @@ let stopping = false
 
 async function start(config: Config & { secretKey: string }, driver: 'pglite' | 'postgres') {
   const log = createLogger(config.logLevel)
+  // As on the main thread (server/index.ts): a connection lost while it starts up is no reason to end the worker.
+  process.on('unhandledRejection', unhandledRejectionHandler(log, () => process.exit(1)))
   let database: BackgroundContext['database'] & { db: Db; close?(): Promise<void> }
   if (driver === 'pglite') {
     bridge = bridgedDatabase((request) => self.postMessage(request))

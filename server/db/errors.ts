@@ -39,3 +39,18 @@ export function describeError(error: unknown): string {
   }
   return parts.join('\ncaused by: ')
 }
+
+/**
+ * A thread's handler of unhandled rejections (the server's main thread and its background worker). postgres.js
+ * reads the array types on every new connection without handling a failure: a backend terminated at that
+ * moment (restart, failover) rejects a promise nobody awaits, and the connection simply reconnects
+ * (docs/postgres-js-rollback-crash.md). Such a rejection is logged and ignored; any other ends the thread
+ * (`exit`): the process, or the worker, which its supervisor starts again.
+ */
+export function unhandledRejectionHandler(log: Record<'warn' | 'error', (message: string, fields: Record<string, unknown>) => void>, exit: () => void) {
+  return (reason: unknown) => {
+    if (isConnectionError(reason)) return log.warn('database connection lost while connecting', { error: describeError(reason) })
+    log.error('unhandled rejection', { error: describeError(reason) })
+    exit()
+  }
+}

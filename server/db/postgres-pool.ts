@@ -21,8 +21,9 @@ const TEXT_TYPES = ['1184', '1082', '1083', '1114', '1182', '1185', '1115', '123
 const asIs = (value: unknown) => value
 
 export function openPostgresPool(databaseUrl: string, options: { poolSize?: number; applicationName?: string } = {}): PostgresPool {
-  // connect_timeout: a backend terminated while its connection starts up leaves postgres.js waiting out the
-  // whole connect timeout (30 s by default), and the request, loop round or shutdown that wanted it waits too.
+  // connect_timeout: a connection that cannot be made is given up on after 10 s (30 s by default), so the request,
+  // loop round or shutdown that wanted it does not wait longer. (The stalls once blamed on backends terminated during
+  // startup were postgres.js losing a pending write at a close: patches/postgres+3.4.9.patch.)
   // jit off: every statement here is a short OLTP one, and PostgreSQL compiles a plan whose estimate passes
   // jit_above_cost with LLVM first: an e-mail claim that had to sort (which queueTransaction prices out, so
   // estimated at 10^10) spent 230-370 ms compiling before updating one row.

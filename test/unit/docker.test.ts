@@ -38,9 +38,19 @@ describe('docker/Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm ci --omit=dev/)
     expect(dockerfile).not.toContain('||')
     expect(runLines.join('\n')).not.toContain('bun install')
-    // The one `npm install`: esbuild, at the version the lockfile pins.
-    expect(dockerfile.match(/npm install[^"]*"esbuild@\$\(node -p "require\('\/app\/package-lock.json'\)\.packages\['node_modules\/esbuild'\]\.version"\)"/g)).toHaveLength(1)
-    expect(dockerfile.match(/npm install/g)).toHaveLength(1)
+    // The two `npm install`s, each apart from the runtime packages: esbuild and patch-package, at the versions the lockfile pins.
+    for (const tool of ['esbuild', 'patch-package']) {
+      expect(dockerfile.match(new RegExp(`npm install[^"]*"${tool}@\\$\\(node -p "require\\('/app/package-lock.json'\\)\\.packages\\['node_modules/${tool}'\\]\\.version"\\)"`, 'g'))).toHaveLength(1)
+    }
+    expect(dockerfile.match(/npm install/g)).toHaveLength(2)
+  })
+
+  test('applies the same patches to the runtime packages as a development install', () => {
+    const stage = dockerfile.slice(dockerfile.indexOf('AS deps'), dockerfile.indexOf('AS widget-deps'))
+    expect(stage).toContain('COPY patches ./patches')
+    expect(stage).toMatch(/cd \/app && \/patcher\/node_modules\/\.bin\/patch-package --error-on-fail/)
+    expect(JSON.parse(read('package.json')).scripts.postinstall).toStartWith('patch-package --error-on-fail && ')
+    expect(ignore).not.toContain('patches')
   })
 
   test('builds the widget with the lockfile\'s esbuild and no test toolchain', () => {
