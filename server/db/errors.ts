@@ -41,11 +41,11 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * A thread's handler of unhandled rejections (the server's main thread and its background worker). postgres.js
- * reads the array types on every new connection without handling a failure: a backend terminated at that
- * moment (restart, failover) rejects a promise nobody awaits, and the connection simply reconnects
- * (docs/postgres-js-rollback-crash.md). Such a rejection is logged and ignored; any other ends the thread
- * (`exit`): the process, or the worker, which its supervisor starts again.
+ * A thread's handler of unhandled rejections (the server's main thread and its background worker). A lost
+ * connection is no reason to end a thread: postgres.js 3.4.9 left one such rejection unhandled (its array-type
+ * read on a new connection, now caught by patches/postgres+3.4.9.patch; docs/postgres-js-rollback-crash.md),
+ * and a driver fault of that kind is logged and ignored. Any other ends the thread (`exit`): the process, or
+ * the worker, which its supervisor starts again.
  */
 export function unhandledRejectionHandler(log: Record<'warn' | 'error', (message: string, fields: Record<string, unknown>) => void>, exit: () => void) {
   return (reason: unknown) => {

@@ -97,15 +97,14 @@ describe('errors', () => {
   })
 
   test('a connection whose backend is terminated at any moment answers its next statements (patches/postgres+3.4.9.patch)', async () => {
-    // Two postgres.js 3.4.9 faults, both seen only under failover and both fixed by the patch
+    // Three postgres.js 3.4.9 faults, seen only under failover and fixed by the patch
     // (docs/postgres-js-rollback-crash.md): a close that cancelled a buffered write left it marked pending, so the
-    // reconnect's startup message was never sent and each statement waited out the connect timeout; and statements
+    // reconnect's startup message was never sent and each statement waited out the connect timeout; statements
     // pipelined onto a connection as it closed stayed queued on it, so the next socket waited for their answers
-    // forever. Statements run without pause on a pool of two while its backends are terminated every 400 ms
-    // (without the patch it failed in 6 of 6 runs: CONNECT_TIMEOUT, or statements that never settled).
-    // fetch_types off: a backend terminated while a new connection reads its array types rejects a promise
-    // postgres.js never handles (the server ignores those: server/index.ts), and the test runner would fail on it.
-    const pool = postgres(databaseUrl, { max: 2, connect_timeout: 10, fetch_types: false, onnotice: () => {}, connection: { application_name: 'chorus-write-stall' } })
+    // forever; and a backend terminated while a new connection read its array types rejected a promise nobody
+    // handles, which fails this test runner (as it ended the server's worker). Statements run without pause on a
+    // pool of two while its backends are terminated every 400 ms (without the patch: failed in 6 of 6 runs).
+    const pool = postgres(databaseUrl, { max: 2, connect_timeout: 10, onnotice: () => {}, connection: { application_name: 'chorus-write-stall' } })
     const stuckAfter = (ms: number) => Bun.sleep(ms).then(() => { throw Object.assign(new Error('no answer'), { code: 'NO_ANSWER' }) })
     try {
       let chaos = true
