@@ -59,6 +59,24 @@ describe('happy', () => {
     await Bun.sleep(300)
     expect((await api.get('/api/v1/health')).status).toBe(200)
   })
+
+  test('a savepoint whose backend is terminated rejects; nothing is written to the closed connection', async () => {
+    // Drizzle's nested transactions are savepoints (an import's batch, the inbox's bulk edits). postgres.js 3.4.9
+    // answered the failure with ROLLBACK TO on the closed connection: a write to a null socket in a setImmediate,
+    // which ended the process (patches/postgres+3.4.9.patch rejects statements for a closed connection instead).
+    const failed = await database.db.transaction(async (tx) => {
+      await tx.transaction(async (inner) => {
+        await inner.execute(sql`select pg_terminate_backend(pg_backend_pid())`)
+      })
+    }).then(() => 'committed', (error) => String(error.cause ?? error))
+    expect(failed).toMatch(/CONNECTION_CLOSED|terminating connection/)
+    await Bun.sleep(300)
+    expect((await api.get('/api/v1/health')).status).toBe(200)
+    // Every connection of the pool (10) still takes statements: the failed ROLLBACK TO parked none as full.
+    const sleeping = Array.from({ length: 10 }, () => database.db.execute(sql`select pg_sleep(1), 'after the savepoint' as tag`).then(() => 'done'))
+    await eventually(async () => (await admin`select count(*)::int as n from pg_stat_activity where datname = ${databaseName} and query like '%after the savepoint%' and state = 'active' and pid <> pg_backend_pid()`)[0]!.n === 10, 5000, 'ten statements running at once')
+    expect(await Promise.all(sleeping)).toEqual(Array.from({ length: 10 }, () => 'done'))
+  })
 })
 
 describe('errors', () => {
