@@ -131,6 +131,35 @@ describe('happy', () => {
 })
 
 describe('errors', () => {
+  test('an endpoint whose secret cannot be opened fails its own attempts; every other delivery goes out', async () => {
+    // Its sealed secret damaged (or sealed under another SECRET_KEY): opening it used to throw inside the fan-out
+    // transaction, rolling back every event of the batch, every workspace's, on every round.
+    receiver.respondWith(() => new Response('ok'))
+    const broken = await hook('/unsealable')
+    const healthy = await hook('/sealed')
+    await h.db.update(webhooks).set({ secret: 'v1.not-a-sealed-secret' }).where(eq(webhooks.id, broken.id))
+    const post = await newPost('Unsealable')
+    const [hit] = await receiver.waitFor('/sealed', 1)
+    expect(JSON.parse(hit!.body).data.post.id).toBe(post.id)
+    await delivered(healthy.id)
+    // It fails each attempt without a request and is retried on its schedule (scaled) like any failure.
+    const logs = await eventually(async () => { const rows = await logsOf(broken.id); return rows.length >= 2 && rows }, 10_000, 'two attempts logged')
+    for (const log of logs) {
+      expect(log).toMatchObject({ event_id: JSON.parse(hit!.body).id, event_type: 'post.created', success: false, response_status: null })
+      expect(log.error).toContain('signing secret cannot be opened')
+    }
+    expect(logs.map((log: { attempt: number }) => log.attempt).slice(-2)).toEqual([2, 1])
+    expect(await deliveryOf(broken.id)).toMatchObject({ status: 'pending' })
+    expect(receiver.to('/unsealable')).toHaveLength(0)
+    // Rotating the secret mends it (the damaged one, now the previous, is left out of the signature).
+    const rotated = await api.post(`${base()}/${broken.id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    const [mended] = await receiver.waitFor('/unsealable', 1, 20_000)
+    const headers = Object.fromEntries(mended!.headers)
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(1)
+    expect(new Webhook(rotated.body.secret).verify(mended!.body, headers)).toMatchObject({ id: JSON.parse(hit!.body).id, type: 'post.created' })
+  })
+
   test('a failing receiver gets retries on the schedule (scaled), every attempt logged, then the delivery fails', async () => {
     receiver.respondWith((request, entry) => (entry.path === '/fail' ? new Response('nope', { status: 500 }) : new Response('ok')))
     const { id } = await hook('/fail')

@@ -49,7 +49,7 @@ describe('docker/Dockerfile', () => {
     const stage = dockerfile.slice(dockerfile.indexOf('AS deps'), dockerfile.indexOf('AS widget-deps'))
     expect(stage).toContain('COPY patches ./patches')
     expect(stage).toMatch(/cd \/app && \/patcher\/node_modules\/\.bin\/patch-package --error-on-fail/)
-    expect(JSON.parse(read('package.json')).scripts.postinstall).toStartWith('patch-package --error-on-fail && ')
+    expect(JSON.parse(read('package.json')).scripts.postinstall).toStartWith('bun scripts/apply-patches.ts && ')
     expect(ignore).not.toContain('patches')
   })
 

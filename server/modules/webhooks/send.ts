@@ -10,7 +10,10 @@ export interface DeliveryJob {
   attempt: number
   manual: boolean
   url: string
-  /** The current secret first, then the previous one while a rotation overlaps. */
+  /**
+   * The current secret first, then the previous one while a rotation overlaps. Empty when the endpoint's sealed
+   * secret cannot be opened (SECRET_KEY changed, a damaged row): the attempt then fails without a request.
+   */
   secrets: string[]
   /** The exact JSON body; the same bytes on every attempt. */
   body: string
@@ -45,6 +48,7 @@ export async function sendWebhook(job: DeliveryJob, settings: SendSettings): Pro
   const result = (fields: Partial<AttemptResult>): AttemptResult => ({
     success: false, status: null, body: null, error: null, retryAfterMs: null, ...fields, durationMs: Math.round(performance.now() - started),
   })
+  if (!job.secrets.length) return result({ error: 'Not sent: the endpoint\'s signing secret cannot be opened with this server\'s SECRET_KEY (rotate the secret)' })
   try {
     const timestamp = Math.floor(Date.now() / 1000)
     const response = await settings.outbound.fetch(job.url, {
