@@ -43,10 +43,15 @@ afterAll(async () => {
   await drop?.()
 })
 
-/** Terminates every backend of this database that a Chorus process opened; returns how many. */
-async function terminateChorusBackends() {
-  const rows = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = ${databaseName} and application_name like 'chorus%' and pid <> pg_backend_pid()`
+/** Terminates every backend of this database whose application name is like `application` (default: every Chorus process's); returns how many. */
+async function terminateBackends(application = 'chorus%') {
+  const rows = await admin`select pg_terminate_backend(pid) as done from pg_stat_activity where datname = ${databaseName} and application_name like ${application} and pid <> pg_backend_pid()`
   return rows.filter((row) => row.done).length
+}
+
+/** How many statements of this database whose text is like `text` are running now. */
+async function running(text: string) {
+  return (await admin`select count(*)::int as n from pg_stat_activity where datname = ${databaseName} and query like ${text} and state = 'active' and pid <> pg_backend_pid()`)[0]!.n as number
 }
 
 describe('happy', () => {
@@ -74,7 +79,7 @@ describe('happy', () => {
     expect((await api.get('/api/v1/health')).status).toBe(200)
     // Every connection of the pool (10) still takes statements: the failed ROLLBACK TO parked none as full.
     const sleeping = Array.from({ length: 10 }, () => database.db.execute(sql`select pg_sleep(1), 'after the savepoint' as tag`).then(() => 'done'))
-    await eventually(async () => (await admin`select count(*)::int as n from pg_stat_activity where datname = ${databaseName} and query like '%after the savepoint%' and state = 'active' and pid <> pg_backend_pid()`)[0]!.n === 10, 5000, 'ten statements running at once')
+    await eventually(async () => (await running('%after the savepoint%')) === 10, 5000, 'ten statements running at once')
     expect(await Promise.all(sleeping)).toEqual(Array.from({ length: 10 }, () => 'done'))
   })
 })
@@ -104,8 +109,8 @@ describe('errors', () => {
     // reconnected connection with it (a 503 for a request that had nothing to do with the failover).
     // Every connection of the pool is made busy, then every backend is terminated mid-statement.
     const sleeping = Array.from({ length: 10 }, () => database.db.execute(sql`select pg_sleep(30)`).then(() => 'finished', (error) => String(error.cause ?? error)))
-    await eventually(async () => (await admin`select count(*)::int as n from pg_stat_activity where datname = ${databaseName} and query = 'select pg_sleep(30)' and state = 'active'`)[0]!.n === 10, 10_000, 'ten sleeping statements')
-    await terminateChorusBackends()
+    await eventually(async () => (await running('select pg_sleep(30)')) === 10, 10_000, 'ten sleeping statements')
+    await terminateBackends()
     expect((await Promise.all(sleeping)).filter((failure) => !/CONNECTION_CLOSED|terminating connection/.test(failure))).toEqual([])
 
     const results = await Promise.all(Array.from({ length: 10 }, () => database.db.execute(sql`select 1 as one`).then((result) => [...rowsOf(result)], (error) => String(error.cause ?? error))))
@@ -129,7 +134,7 @@ describe('errors', () => {
       const failures = new Map<string, number>()
       const killer = (async () => {
         while (chaos) {
-          await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${databaseName} and application_name = 'chorus-write-stall'`
+          await terminateBackends('chorus-write-stall')
           await Bun.sleep(400)
         }
       })()
@@ -233,7 +238,7 @@ describe('security', () => {
       let terminated = 0
       const killer = (async () => {
         while (chaos) {
-          terminated += await terminateChorusBackends()
+          terminated += await terminateBackends()
           await Bun.sleep(400)
         }
       })()
