@@ -98,6 +98,29 @@ describe('happy', () => {
     for (const query of ['page=0', 'page_size=0', 'page_size=101', 'page=x', 'limit=5']) expect((await ws.owner.get(`${feed()}?${query}`)).status).toBe(422)
   })
 
+  test('the fan-out: one row per enabled subscription, a digest held for its hour; a disabled subscription and another workspace get nothing', async () => {
+    const disabled = await member.client.post(subs(), { events: ['post.created'], channel: 'in_app' })
+    expect(disabled.status).toBe(201)
+    expect((await member.client.patch(`${subs()}/${disabled.body.id}`, { enabled: false })).status).toBe(200)
+    const post = await api.post('/api/v1/boards/ideas/posts', { title: 'Fanned out' })
+    expect(post.status).toBe(201)
+    const rows = await eventually(async () => {
+      const found = await h.db.select().from(notificationEvents).where(sql`${notificationEvents.data} -> 'post' ->> 'id' = ${post.body.id}`)
+      return found.length === 3 && found
+    })
+    // In server/lib/ids.ts's format, each its own.
+    expect(rows.every((row) => /^ntf_[0-9a-z]{25}$/.test(row.id))).toBe(true)
+    expect(new Set(rows.map((row) => row.id)).size).toBe(3)
+    // Only the owner's three subscriptions: not the member's disabled one, not the other workspace's owner's.
+    expect(rows.map((row) => [row.workspaceId, row.userId])).toEqual(rows.map(() => [ws.id, ws.ownerId]))
+    const digest = rows.find((row) => row.digest)!
+    expect(digest).toMatchObject({ emailStatus: 'pending', subject: 'New post: Fanned out', data: expect.objectContaining({ post: expect.objectContaining({ id: post.body.id }) }) })
+    expect(digest.digestAt!.getTime()).toBeGreaterThan(Date.now())
+    expect(digest.emailLeaseUntil!.getTime()).toBe(digest.digestAt!.getTime())
+    expect(rows.find((row) => row.channel === 'in_app')).toMatchObject({ emailStatus: null, digestAt: null, emailLeaseUntil: null })
+    expect((await member.client.delete(`${subs()}/${disabled.body.id}`)).status).toBe(204)
+  })
+
   test('create returns the DNS records; pending until every record is found, then verified', async () => {
     // The domain routes need the Business plan; set here so the case does not lean on the plan test's side effect.
     await setSubscription(h, ws.id, { plan: 'business' })

@@ -294,4 +294,33 @@ describe('event order', () => {
     await eventually(async () => (await subscription())?.reason === 'author', 5000, "the row to say 'author'")
     expect((await h.db.select().from(postSubscriptions).where(eq(postSubscriptions.postId, post.id))).map((row) => [row.endUserId, row.reason])).toEqual([[endUserId, 'author']])
   })
+
+  test("in one batch a vote subscribes before the status change after it is queued, and a team reply carries the post's title", async () => {
+    // A batch's statements go out together (pipelined); PostgreSQL must still run them in event order.
+    const post = (await api.post('/api/v1/boards/ideas/posts', { title: 'Batched in order' })).body
+    const [voter, late, changedMind] = [newId('endUser'), newId('endUser'), newId('endUser')]
+    await h.db.insert(endUsers).values([voter, late, changedMind].map((id) => ({ id, workspaceId: ws.id, email: address('batch'), verifiedAt: new Date() })))
+    const stem = newId('event').slice(0, 'evt_'.length + 9)
+    const at = (position: number) => `${stem}${position}${'0'.repeat(15)}`
+    const vote = (endUserId: string, position: number, type = 'vote.created') => ({ id: at(position), workspaceId: ws.id, type,
+      data: { vote: { id: newId('vote'), post_id: post.id, voter: { type: 'end_user', id: endUserId } }, votes: 2 } })
+    await h.db.insert(events).values([
+      // A vote taken back in the same batch: subscribed, then unsubscribed, in that order.
+      vote(changedMind, 1),
+      vote(changedMind, 2, 'vote.deleted'),
+      vote(voter, 3),
+      { id: at(4), workspaceId: ws.id, type: 'status.changed', data: { post: { id: post.id, title: post.title }, from_status: 'open', to_status: 'planned' } },
+      { id: at(5), workspaceId: ws.id, type: 'comment.created',
+        data: { post_id: post.id, comment: { id: newId('comment'), body: 'On it', internal: false, author: { type: 'team', id: null, name: 'Team' } } } },
+      // Subscribed after both: hears neither.
+      vote(late, 6),
+    ])
+    const updates = async () => await h.db.select().from(subscriberUpdates).where(eq(subscriberUpdates.postId, post.id))
+    await eventually(async () => (await updates()).length >= 2 && (await h.db.select().from(postSubscriptions).where(eq(postSubscriptions.endUserId, late))).length === 1, 5000, 'the batch fanned out')
+    const rows = (await updates()).sort((a, b) => a.eventId.localeCompare(b.eventId))
+    expect(rows.map((row) => [row.endUserId, row.kind])).toEqual([[voter, 'status'], [voter, 'reply']])
+    expect((await h.db.select().from(postSubscriptions).where(eq(postSubscriptions.postId, post.id))).map((row) => [row.endUserId, row.reason]).sort())
+      .toEqual([[voter, 'voter'], [late, 'voter']].sort())
+    expect(rows[1]!.data).toEqual({ post: { id: post.id, title: 'Batched in order' }, comment: expect.objectContaining({ body: 'On it' }) })
+  })
 })
