@@ -68,15 +68,14 @@ export async function leaseDue<Row>(tx: SqlRunner, jobs: JobTable, owner: number
 }
 
 /**
- * Inserts new jobs with the first `room` of them leased to `owner` already, in the caller's queue transaction,
- * and answers `select` over the leased ones as `leaseDue` does. `pairs` is a query of the jobs to queue:
- * `target` and `event` columns, and `n` numbering them from 1 in the order they are leased. A loop that fans out
- * and claims in one transaction inserts this way instead of inserting and then leasing: PostgreSQL checks the
- * foreign keys of a row again when the transaction that inserted it updates it, so the lease's update cost as
- * much as the insert (BENCHMARKS.md, "Notes: the eighteenth session"). A pair already queued is left as it
- * is, and not returned.
+ * Inserts new jobs (the `targets[i]`, `events[i]` pairs, in order) with the first `room` of them leased to
+ * `owner` already, in the caller's queue transaction, and answers `select` over the leased ones as `leaseDue`
+ * does. A loop that fans out and claims in one transaction inserts this way instead of inserting and then
+ * leasing: PostgreSQL checks the foreign keys of a row again when the transaction that inserted it updates
+ * it, so the lease's update cost as much as the insert (BENCHMARKS.md, "Notes: the eighteenth session").
+ * A pair already queued is left as it is, and not returned.
  */
-export async function insertLeased<Row>(tx: SqlRunner, jobs: JobTable, owner: number, room: number, pairs: SqlFragment, select?: SqlFragment): Promise<Row[]> {
+export async function insertLeased<Row>(tx: SqlRunner, jobs: JobTable, owner: number, room: number, targets: string[], events: string[], select?: SqlFragment): Promise<Row[]> {
   const [target, event] = jobs.keys.map((name) => sql.raw(name))
   const table = sql.raw(jobs.table)
   const returning = sql.raw([...jobs.keys, ...jobs.returning, 'lease_owner'].join(', '))
@@ -86,7 +85,7 @@ export async function insertLeased<Row>(tx: SqlRunner, jobs: JobTable, owner: nu
       insert into ${table} (${target}, ${event}, lease_owner, lease_until)
       select k.target, k.event, case when ${leased} then ${owner}::int end,
         case when ${leased} then now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds' end
-      from (${pairs}) k
+      from unnest(${targets}::text[], ${events}::text[]) with ordinality as k(target, event, n)
       on conflict do nothing
       returning ${returning}
     ), leased as (select * from inserted where lease_owner = ${owner}::int)

@@ -406,7 +406,7 @@ describe('bounds', () => {
       for (const eventId of eventIds) {
         await tx.rows(sqlText`insert into events (id, workspace_id, type, data) values (${eventId}, ${ws.id}, 'comment.deleted', ${JSON.stringify({ comment_id: eventId })}::jsonb)`)
       }
-      const deliveries = sqlText`select * from unnest(${eventIds.map(() => id)}::text[], ${eventIds}::text[]) with ordinality as k(target, event, n)`
+      const deliveries = { webhookIds: eventIds.map(() => id), eventIds }
       const jobs = await insertLeasedDeliveriesIn(tx, 4242, 2, deliveries, h.ctx.secrets)
       expect(jobs.map((job) => job.eventId)).toEqual(['evt_leased_a', 'evt_leased_b'])
       expect(jobs[0]).toMatchObject({ webhookId: id, eventType: 'comment.deleted', attempt: 1, manual: false, url: receiver.url('/leased-insert'), secrets: [secret] })

@@ -2,7 +2,7 @@
 // the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
 // over the database, run by the background worker's delivery loop (server/background/).
 import { insertLeased, leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
-import { sql, type SqlFragment, type SqlRunner } from '../../db/sql-text.ts'
+import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { ASYNC_COMMIT } from '../../db/work.ts'
 import { newId } from '../../lib/ids.ts'
 import { sealContext, type Sealer } from '../../lib/secrets.ts'
@@ -66,11 +66,13 @@ export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: num
 /**
  * Inserts new deliveries with the first `room` of them leased to `owner`, inside the caller's queue transaction
  * (the delivery loop's fan-out), and returns those as jobs, as `claimDeliveriesIn` would have once they were in.
- * `deliveries` is a query of (endpoint, event) pairs: `target`, `event` and `n` (leases.ts `insertLeased`).
  */
-export async function insertLeasedDeliveriesIn(tx: SqlRunner, owner: number, room: number, deliveries: SqlFragment, secrets: Sealer): Promise<DeliveryJob[]> {
-  return jobsOf(await insertLeased<ClaimedJob>(tx, WEBHOOK_JOBS, owner, room, deliveries, withEndpointAndEvent), secrets)
+export async function insertLeasedDeliveriesIn(tx: SqlRunner, owner: number, room: number, deliveries: NewDeliveries, secrets: Sealer): Promise<DeliveryJob[]> {
+  return jobsOf(await insertLeased<ClaimedJob>(tx, WEBHOOK_JOBS, owner, room, deliveries.webhookIds, deliveries.eventIds, withEndpointAndEvent), secrets)
 }
+
+/** Deliveries to queue: endpoint `webhookIds[i]` gets event `eventIds[i]`. */
+export interface NewDeliveries { webhookIds: string[]; eventIds: string[] }
 
 function jobsOf(claimed: ClaimedJob[], secrets: Sealer): Promise<DeliveryJob[]> {
   // The current secret must open; a rotated-out one that cannot (rotated away from a damaged secret) is left out.
