@@ -33,6 +33,8 @@ export interface Config {
   dataDir: string
   secretKey: string | undefined
   smtpUrl: string | undefined
+  /** How long one SMTP send may take from connecting to the server's last answer, in seconds; then it fails and is retried. */
+  smtpSendTimeoutSeconds: number
   /** Post updates to one end user wait this long for more before one e-mail goes out (docs/notifications.md). */
   notifyBatchSeconds: number
   /** Records an import writes per transaction (docs/import.md#how-an-import-runs); small values only for tests. */
@@ -234,6 +236,7 @@ export function getConfig(env: Env): Config {
     dataDir: text(env, 'DATA_DIR') ?? './data',
     secretKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpSendTimeoutSeconds: integer(env, 'SMTP_SEND_TIMEOUT_SECONDS', 20, 1, 40),
     notifyBatchSeconds: positiveNumber(env, 'NOTIFY_BATCH_SECONDS', 60),
     importBatchSize: integer(env, 'IMPORT_BATCH_SIZE', 1000, 1, 10_000),
     notifyBatchMaxSeconds: positiveNumber(env, 'NOTIFY_BATCH_MAX_SECONDS', 900),

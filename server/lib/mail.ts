@@ -59,10 +59,24 @@ export function createMailer(config: Config, db: SqlRunner, log: Logger): Mailer
         dkim: message.dkim,
         messageId: message.messageId,
         headers: message.headers,
+        // nodemailer's own limits let one send wait up to 2 minutes to connect and 10 minutes for each answer:
+        // a stalled server held a mailer's batch (and a request's sign-in e-mail) that long, past the lease of
+        // the batch's rows, so another process sent them too. The whole send now fails after this.
+        signal: AbortSignal.timeout(config.smtpSendTimeoutSeconds * 1000),
       })
       log.info('email sent', { to: logHash(message.to), workspace_id: message.workspaceId ?? null })
     },
   }
+}
+
+/**
+ * Whether a send failed for want of a mail server that answers (it did not in SMTP_SEND_TIMEOUT_SECONDS, could not
+ * be reached, or said "try later": 4xx), as opposed to refusing the message: worth retrying later.
+ */
+export function isMailServerUnavailable(error: unknown): boolean {
+  const { name, code, responseCode } = (error ?? {}) as { name?: string; code?: string; responseCode?: number }
+  if (name === 'AbortError' || code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT' || code === 'EDNS') return true
+  return typeof responseCode === 'number' && responseCode >= 400 && responseCode < 500
 }
 
 const linksIn = (text: string) => text.match(/https?:\/\/[^\s<>"]+/g) ?? []

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts'
 import { ApiError, errorBody, type ErrorCode, type ValidationIssue } from '../errors.ts'
 import { describeError, isConnectionError } from '../db/errors.ts'
 import { setSecurityHeaders } from '../lib/http-headers.ts'
+import { isMailServerUnavailable } from '../lib/mail.ts'
 import { allowedMethods, pathOf, requestIdOf } from './request.ts'
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
@@ -90,6 +91,12 @@ export function errorHandler(ctx: AppContext) {
       ctx.log.warn('database unavailable', { request_id: requestId, error: describeError(error) })
       headers['retry-after'] = '1'
       return reply(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly')
+    }
+    // The request's e-mail (a sign-in link, a confirmation) could not go out now; asking again later may work.
+    if (isMailServerUnavailable(error)) {
+      ctx.log.warn('mail server unavailable', { request_id: requestId, error: describeError(error) })
+      headers['retry-after'] = '30'
+      return reply(503, 'SERVICE_UNAVAILABLE', 'The e-mail could not be sent: the mail server did not answer; retry shortly')
     }
     ctx.log.error('unhandled error', { request_id: requestId, error: describeError(error) })
     return reply(500, 'INTERNAL', 'Internal server error')

@@ -14,10 +14,14 @@ const decodeQuotedPrintable = (raw: string) =>
 /**
  * A real SMTP server (the `smtp-server` package) on a random loopback port that keeps what it receives.
  * `reject`: recipients it refuses with a permanent 550, as a mailbox that does not exist (a bounce).
+ * `stalled`: recipients whose message it reads to the end and then never answers, as a server that hangs;
+ * `slow`: recipients whose message it answers (and keeps) only after that many milliseconds.
  */
 export async function startSmtp(options: { reject?: (address: string) => boolean } = {}) {
   const inbox: ReceivedMail[] = []
   const waiters: (() => void)[] = []
+  const stalled = new Set<string>()
+  const slow = new Map<string, number>()
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -30,9 +34,13 @@ export async function startSmtp(options: { reject?: (address: string) => boolean
       let raw = ''
       stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')))
       stream.on('end', () => {
-        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, decoded: decodeQuotedPrintable(raw) })
-        waiters.splice(0).forEach((wake) => wake())
-        callback()
+        const to = session.envelope.rcptTo.map((r) => r.address)
+        if (to.some((address) => stalled.has(address))) return
+        setTimeout(() => {
+          inbox.push({ to, raw, decoded: decodeQuotedPrintable(raw) })
+          waiters.splice(0).forEach((wake) => wake())
+          callback()
+        }, Math.max(0, ...to.map((address) => slow.get(address) ?? 0)))
       })
     },
   })
@@ -43,6 +51,8 @@ export async function startSmtp(options: { reject?: (address: string) => boolean
   return {
     url: `smtp://127.0.0.1:${port}`,
     inbox,
+    stalled,
+    slow,
     /** Resolves with the first message to `address` that arrives (or has arrived). */
     async waitFor(address: string, timeoutMs = 5000): Promise<ReceivedMail> {
       const deadline = Date.now() + timeoutMs

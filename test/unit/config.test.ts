@@ -31,6 +31,7 @@ describe('getConfig', () => {
     expect(config.secureCookies).toBe(false)
     expect(config.s3).toBeUndefined()
     expect(config.superadminEmails).toEqual([])
+    expect(config.smtpSendTimeoutSeconds).toBe(20)
   })
 
   test('reads every variable', () => {
@@ -42,7 +43,7 @@ describe('getConfig', () => {
       IDP_ISSUER_US: 'https://us.idp.example', IDP_ISSUER_EU: 'https://eu.idp.example', IDP_CLIENT_ID: 'cid', IDP_CLIENT_SECRET: 'cs',
       CHAT_API_BASE: 'http://127.0.0.1:9000/api/', TRACKER_API_BASE: 'http://127.0.0.1:9001',
       S3_BUCKET: 'files', S3_ENDPOINT: 'http://minio:9000', S3_ACCESS_KEY_ID: 'a', S3_SECRET_ACCESS_KEY: 'b',
-      CONTACT_EMAIL: 'Sales@Example.com',
+      CONTACT_EMAIL: 'Sales@Example.com', SMTP_SEND_TIMEOUT_SECONDS: '5',
     })
     expect(config.port).toBe(8080)
     expect(config.baseUrl).toBe('https://feedback.example.com')
@@ -56,6 +57,7 @@ describe('getConfig', () => {
     expect(config.chatApiBase).toBe('http://127.0.0.1:9000/api')
     expect(config.s3).toEqual({ bucket: 'files', endpoint: 'http://minio:9000', region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b' })
     expect(config.contactEmail).toBe('sales@example.com')
+    expect(config.smtpSendTimeoutSeconds).toBe(5)
   })
 
   test('DNS_RESOLVER is an address and port, the port defaulting to 53', () => {
@@ -90,5 +92,7 @@ describe('getConfig', () => {
     fails({ S3_BUCKET: 'files' }, 'S3_ENDPOINT')
     fails({ S3_BUCKET: 'files', S3_ENDPOINT: 'http://s3' }, 'S3_ACCESS_KEY_ID')
     fails({ CONTACT_EMAIL: 'sales' }, 'CONTACT_EMAIL')
+    // A send must end well inside the 60 s lease of the mail it sends (docs/notifications.md).
+    for (const value of ['0', '41', '2.5', 'soon']) fails({ SMTP_SEND_TIMEOUT_SECONDS: value }, 'SMTP_SEND_TIMEOUT_SECONDS')
   })
 })

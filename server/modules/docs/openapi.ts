@@ -19,7 +19,7 @@ const DESCRIPTION = `Chorus is an API-first feedback and roadmap platform.
 * Request bodies are \`application/json\` (or a \`+json\` type) unless an operation documents another type; anything else is 415 UNSUPPORTED_MEDIA_TYPE. A body nesting objects and arrays deeper than ${JSON_LIMITS.maxDepth} levels, with more than ${JSON_LIMITS.maxItems} members in one object or array, or with a string longer than ${JSON_LIMITS.maxString} characters is 422 before it is parsed.
 * Text is Unicode: a body that is not valid UTF-8, and a string (in the body, the query or the path) holding NUL or a lone surrogate, are 422 VALIDATION_ERROR, never stored altered.
 * \`Idempotency-Key\` on POST replays the first response for 24 hours; while the first request runs a twin is 409 CONFLICT, for at most ${IDEMPOTENCY_LEASE_SECONDS} s (the claim's lease: a request that died with its process does not lock its key longer).
-* Unauthenticated writes are limited per client IP before their body is read (${FLOOD_FACTOR} times RATE_LIMIT_PER_IP a minute across all routes, besides each route's own limit). A lost database connection is 503 SERVICE_UNAVAILABLE with \`Retry-After\`.
+* Unauthenticated writes are limited per client IP before their body is read (${FLOOD_FACTOR} times RATE_LIMIT_PER_IP a minute across all routes, besides each route's own limit). A lost database connection is 503 SERVICE_UNAVAILABLE with \`Retry-After\`, and so is a request whose e-mail (a sign-in link, a confirmation) the mail server did not take within SMTP_SEND_TIMEOUT_SECONDS.
 * Responses carry \`X-Content-Type-Options: nosniff\`; responses to requests with credentials \`Cache-Control: no-store\`; HSTS when the service runs on https.`
 
 type Json = Record<string, unknown>

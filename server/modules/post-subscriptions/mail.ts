@@ -23,6 +23,10 @@ import { renderNews, summarise, type PendingUpdate } from './render.ts'
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
 const SEND_CONCURRENCY = 16
+/** What a batch keeps of its lease for marking what it sent. */
+const SETTLE_SECONDS = 5
+/** A letter whose send would have begun too late to end inside the batch's lease: handed back untried. */
+const NOT_STARTED = new Error('not sent: the batch had used its lease')
 
 /** The pending updates of end users whose batch is due, `limit` end users at most. */
 const dueEndUsers = (ctx: BackgroundContext, limit: number) => sql`
@@ -73,7 +77,7 @@ const isBounce = (error: unknown) => {
 
 type Fact = Record<string, unknown>
 /** What became of one end user's claimed updates; `retry` pushes their lease out (the back-off). */
-type Outcome = { rows: Claimed[]; status: 'sent' | 'skipped' | 'failed' | 'retry'; fact?: Fact; bounced?: boolean }
+type Outcome = { rows: Claimed[]; status: 'sent' | 'skipped' | 'failed' | 'retry' | 'untried'; fact?: Fact; bounced?: boolean }
 /** One e-mail to send: a recipient's copy of a shared render. */
 type Letter = { rows: Claimed[]; message: MailMessage; fact: Fact }
 
@@ -96,6 +100,9 @@ async function settle(ctx: BackgroundContext, outcomes: Outcome[]) {
     // Backs off 30 s, 1 min, 2 min, ... by pushing the lease (also "not before") out.
     const retries = groupBy(outcomes.filter((outcome) => outcome.status === 'retry'), (outcome) => 30 * 2 ** (attemptsOf(outcome.rows) - 1))
     for (const [seconds, group] of retries) await tx.execute(sql`update subscriber_updates set lease_until = now() + make_interval(secs => ${seconds}) where ${keysOf(group)}`)
+    // Never tried: due again at once, its claim's attempt given back.
+    const untried = outcomes.filter((outcome) => outcome.status === 'untried')
+    if (untried.length) await tx.execute(sql`update subscriber_updates set lease_until = null, attempts = attempts - 1 where ${keysOf(untried)}`)
     const bounced = outcomes.filter((outcome) => outcome.bounced).map((outcome) => outcome.rows[0]!.endUser.id)
     if (bounced.length) await tx.execute(sql`update end_users set email_bounced_at = now() where id = any(${`{${bounced.join(',')}}`}::text[])`)
     const facts = groupBy(outcomes.filter((outcome) => outcome.fact), (outcome) => outcome.rows[0]!.workspace.id)
@@ -149,9 +156,12 @@ function plan(ctx: BackgroundContext, rows: Claimed[], renders: Map<string, Mail
  * workspace, one render per news and language, SEND_CONCURRENCY e-mails in flight (over the transport's
  * pooled connections when SMTP_URL has `pool=true`), one transaction marking them all. Returns how many
  * end users were handled. A crash before that transaction resends this batch after the lease: at most
- * `limit` end users hear twice, none never.
+ * `limit` end users hear twice, none never. A letter whose send could not end inside the lease goes back untried.
  */
 export async function sendSubscriberMail(ctx: BackgroundContext, limit = 200) {
+  // Every send ends within SMTP_SEND_TIMEOUT_SECONDS of its start, so one that starts by then ends inside the lease:
+  // past it another process may claim the same updates and send them again (a slow server, 16 sends at a time).
+  const startBy = Date.now() + (LEASE_SECONDS - SETTLE_SECONDS - ctx.config.smtpSendTimeoutSeconds) * 1000
   const rows = await claim(ctx, limit)
   if (!rows.length) return 0
   const byEndUser = groupBy(rows, (row) => row.update.endUserId)
@@ -159,11 +169,12 @@ export async function sendSubscriberMail(ctx: BackgroundContext, limit = 200) {
   const renders = new Map<string, MailMessage>()
   const planned = [...byEndUser.values()].map((group) => plan(ctx, group, renders, senders))
   const letters = planned.filter((item): item is Letter => 'message' in item)
-  const results = await settleWithLimit(letters, SEND_CONCURRENCY, (letter) => ctx.mail.send(letter.message))
+  const results = await settleWithLimit(letters, SEND_CONCURRENCY, (letter) => (Date.now() > startBy ? Promise.reject(NOT_STARTED) : ctx.mail.send(letter.message)))
   const outcomes = planned.filter((item): item is Outcome => !('message' in item))
   letters.forEach((letter, at) => {
     const result = results[at]!
     if (result.status === 'fulfilled') return void outcomes.push({ rows: letter.rows, status: 'sent', fact: letter.fact })
+    if (result.reason === NOT_STARTED) return void outcomes.push({ rows: letter.rows, status: 'untried' })
     ctx.log.warn('post update e-mail not sent', { endUser: letter.rows[0]!.endUser.id, attempt: attemptsOf(letter.rows), error: describeError(result.reason) })
     if (isBounce(result.reason)) outcomes.push({ rows: letter.rows, status: 'failed', bounced: true, fact: { ...letter.fact, emailed: false } })
     else outcomes.push({ rows: letter.rows, status: attemptsOf(letter.rows) >= MAX_ATTEMPTS ? 'failed' : 'retry' })
