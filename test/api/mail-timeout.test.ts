@@ -6,30 +6,26 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, sql } from 'drizzle-orm'
 import { notificationEvents } from '../../server/db/schema/index.ts'
 import { groupBy } from '../../server/lib/concurrency.ts'
-import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
-import { startMailer } from '../../server/background/mailer.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 import { eventually } from '../helpers/receiver.ts'
+import { startMailLoops } from '../helpers/mail-loops.ts'
 import { startSmtp } from '../helpers/smtp.ts'
 
 let smtp: Awaited<ReturnType<typeof startSmtp>>
 let h: Harness
 let ws: WorkspaceFixture
-let dispatcher: EventDispatcher
-let mailer: ReturnType<typeof startMailer>
+let loops: ReturnType<typeof startMailLoops>
 
 beforeAll(async () => {
   smtp = await startSmtp()
   h = await startHarness({ SMTP_URL: smtp.url, SMTP_SEND_TIMEOUT_SECONDS: '1' })
   ws = await workspaceFixture(h, undefined, smtp)
   await boardFixture(h, ws.id, 'ideas')
-  dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
-  mailer = startMailer(h.ctx)
+  loops = startMailLoops(h)
 }, 60_000)
 afterAll(async () => {
-  await mailer?.stop()
-  await dispatcher?.stop()
+  await loops?.stop()
   await h?.close()
   await smtp?.close()
 })
@@ -82,9 +78,9 @@ describe('a mail server that stops answering', () => {
 describe('a slow mail server and a batch of post updates', () => {
   let slowSmtp: Awaited<ReturnType<typeof startSmtp>>
   let slow: Harness
-  let loops: { stop(): Promise<void> }[] = []
+  let slowLoops: ReturnType<typeof startMailLoops> | undefined
   afterAll(async () => {
-    for (const loop of loops) await loop.stop()
+    await slowLoops?.stop()
     await slow?.close()
     await slowSmtp?.close()
   })
@@ -105,7 +101,7 @@ describe('a slow mail server and a batch of post updates', () => {
     // The batch's first 16 letters hold its 16 sends for 16 s each; the 17th could only start after its deadline.
     // Sent again (at 16 s or later), it is answered at once.
     for (const email of readers) slowSmtp.slow.set(email, 16_000)
-    loops = [startEventDispatcher({ db: slow.database.sql, log: slow.ctx.log, listenForWork: slow.database.listenForWork }), startMailer(slow.ctx)]
+    slowLoops = startMailLoops(slow)
     expect((await api.patch(`/api/v1/posts/${post.id}`, { status: 'Planned' })).status).toBe(200)
     setTimeout(() => slowSmtp.slow.clear(), 8000)
     const updates = () => slow.db.execute(sql`select u.end_user_id, u.status, u.attempts, u.sent_at from subscriber_updates u where u.post_id = ${post.id} order by u.end_user_id`)

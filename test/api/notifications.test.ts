@@ -4,22 +4,20 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { Resolver } from 'node:dns/promises'
 import { emailOutbox, notificationEvents, posts } from '../../server/db/schema/index.ts'
 import { nextDigestAt } from '../../server/modules/notifications/digest-time.ts'
-import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { createMailer } from '../../server/lib/mail.ts'
-import { startMailer } from '../../server/background/mailer.ts'
 import { startDnsServer } from '../helpers/dns-server.ts'
 import { addMember, boardFixture, setSubscription, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { eventually } from '../helpers/receiver.ts'
+import { startMailLoops } from '../helpers/mail-loops.ts'
 import { startSmtp } from '../helpers/smtp.ts'
 
 let h: Harness
 let ws: WorkspaceFixture
 let other: WorkspaceFixture
 let dns: Awaited<ReturnType<typeof startDnsServer>>
-// The main thread's dispatcher alone: notifications do not need the webhook delivery loop.
-let dispatcher: EventDispatcher
-let mailer: ReturnType<typeof startMailer>
+// The dispatcher and the mailer alone: notifications do not need the webhook delivery loop.
+let loops: ReturnType<typeof startMailLoops>
 let api: TestClient
 let member: { client: TestClient; userId: string }
 const subs = (slug = ws.slug) => `/api/v1/workspaces/${slug}/notifications/subscriptions`
@@ -35,12 +33,10 @@ beforeAll(async () => {
   await boardFixture(h, ws.id, 'ideas')
   api = h.client({ authorization: `Bearer ${await ws.key()}` })
   member = await addMember(h, ws, `member-${ws.slug}@example.com`, 'member')
-  dispatcher = startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.database.listenForWork })
-  mailer = startMailer(h.ctx)
+  loops = startMailLoops(h)
 }, 60_000)
 afterAll(async () => {
-  await mailer?.stop()
-  await dispatcher?.stop()
+  await loops?.stop()
   await dns?.close()
   await h.close()
 })

@@ -3,11 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
 import { endUsers, events, postSubscriptions, subscriberUpdates } from '../../server/db/schema/index.ts'
-import { startEventDispatcher } from '../../server/background/dispatcher.ts'
-import { startMailer } from '../../server/background/mailer.ts'
 import { configureHs256, customerToken, identify, nextIp } from '../helpers/end-users.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
+import { startMailLoops } from '../helpers/mail-loops.ts'
 import { startSmtp, type ReceivedMail } from '../helpers/smtp.ts'
 import { eventually } from '../helpers/receiver.ts'
 import { newId } from '../../server/lib/ids.ts'
@@ -18,11 +17,9 @@ let h: Harness
 let ws: WorkspaceFixture
 let other: WorkspaceFixture
 let api: TestClient
-let loops: { stop(): Promise<void> }[] = []
-const startLoops = () => {
-  loops = [startEventDispatcher({ db: h.database.sql, log: h.ctx.log, listenForWork: h.ctx.database.listenForWork }), startMailer(h.ctx)]
-}
-const stopLoops = async () => { for (const loop of loops) await loop.stop() }
+let loops: ReturnType<typeof startMailLoops> | undefined
+const startLoops = () => { loops = startMailLoops(h) }
+const stopLoops = async () => { await loops?.stop() }
 
 beforeAll(async () => {
   smtp = await startSmtp({ reject: (address) => address.startsWith('bounce') })
