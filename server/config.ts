@@ -236,7 +236,7 @@ export function getConfig(env: Env): Config {
     dataDir: text(env, 'DATA_DIR') ?? './data',
     secretKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
-    smtpSendTimeoutSeconds: integer(env, 'SMTP_SEND_TIMEOUT_SECONDS', 20, 1, 40),
+    smtpSendTimeoutSeconds: integer(env, 'SMTP_SEND_TIMEOUT_SECONDS', 20, 1, 25),
     notifyBatchSeconds: positiveNumber(env, 'NOTIFY_BATCH_SECONDS', 60),
     importBatchSize: integer(env, 'IMPORT_BATCH_SIZE', 1000, 1, 10_000),
     notifyBatchMaxSeconds: positiveNumber(env, 'NOTIFY_BATCH_MAX_SECONDS', 900),

@@ -25,6 +25,16 @@ export interface LeasedQueue {
   leaseSeconds: number
 }
 
+/** What a batch keeps of its lease for marking what it sent. */
+const SETTLE_SECONDS = 5
+
+/**
+ * The last moment a send of a batch claimed now may begin (lib/mail.ts `startBy`), taken before the claim: each
+ * send ends within SMTP_SEND_TIMEOUT_SECONDS, so one begun by then ends, and is marked, inside the batch's lease.
+ * Past it another process may claim the same rows and send them again.
+ */
+export const sendDeadline = (leaseSeconds: number, sendTimeoutSeconds: number) => Date.now() + (leaseSeconds - SETTLE_SECONDS - sendTimeoutSeconds) * 1000
+
 /**
  * Leases up to `limit` of the pending rows of `queue` due longest ago (`duePending`), counts the attempt, and reads what sending them
  * needs, in one `queueTransaction`; [] when nothing was due. The rows are locked (skipping those another

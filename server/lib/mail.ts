@@ -25,8 +25,54 @@ export interface MailMessage {
   headers?: Record<string, string>
 }
 
+export interface SendOptions {
+  /**
+   * The last moment (ms since the epoch) the send may begin. A queue's batch passes its claim's lease less
+   * SMTP_SEND_TIMEOUT_SECONDS (leased-queue.ts `sendDeadline`), so each send it begins ends inside the lease. A send
+   * that waited for a connection of the pool until later fails with `MailNotStarted`, untried.
+   */
+  startBy?: number
+}
+
 export interface Mailer {
-  send(message: MailMessage): Promise<void>
+  send(message: MailMessage, options?: SendOptions): Promise<void>
+}
+
+/** A send that never began: it would have started after its `startBy`. Its e-mail goes back to its queue untried. */
+export class MailNotStarted extends Error {
+  constructor() {
+    super('Not sent: it would have started too late to end inside its lease')
+  }
+}
+
+/**
+ * A send the mail server did not take. `responseCode` is the server's reply (5xx: the address refuses mail, a
+ * bounce); `unavailable` says whether asking again later may work: the send ran out of SMTP_SEND_TIMEOUT_SECONDS, the
+ * server could not be reached, or it answered 4xx ("try later").
+ */
+export class MailSendError extends Error {
+  readonly responseCode: number | undefined
+  readonly unavailable: boolean
+  constructor(cause: unknown) {
+    const { name, code, responseCode, message } = (cause ?? {}) as { name?: string; code?: string; responseCode?: number; message?: string }
+    super(`E-mail not sent: ${message ?? String(cause)}`, { cause })
+    this.responseCode = responseCode
+    this.unavailable = name === 'AbortError' || ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS'].includes(code ?? '')
+      || (typeof responseCode === 'number' && responseCode >= 400 && responseCode < 500)
+  }
+}
+
+/** Whether a request's e-mail failed for want of a mail server that answers: worth retrying shortly (503). */
+export const isMailServerUnavailable = (error: unknown) => error instanceof MailSendError && error.unavailable
+
+/**
+ * How many sends may be on the wire at once: nodemailer's pool (`pool=true`, `maxConnections`, default 5) queues
+ * the rest inside, where their time would count against the send timeout; without a pool each send has its own
+ * connection.
+ */
+function sendSlots(smtpUrl: string) {
+  const params = new URL(smtpUrl).searchParams
+  return params.get('pool') === 'true' ? Math.max(1, Number(params.get('maxConnections')) || 5) : Infinity
 }
 
 /**
@@ -37,8 +83,14 @@ export interface Mailer {
  */
 export function createMailer(config: Config, db: SqlRunner, log: Logger): Mailer {
   let transport: Transporter | undefined
+  const slots = config.smtpUrl ? sendSlots(config.smtpUrl) : Infinity
+  let sending = 0
+  const waiting: (() => void)[] = []
+  const takeSlot = () => (sending < slots ? (sending++, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve)))
+  // A slot given up passes straight to the next waiter (the count stays).
+  const giveSlot = () => (waiting.length ? waiting.shift()!() : void sending--)
   return {
-    async send(message) {
+    async send(message, options = {}) {
       if (!config.smtpUrl) {
         await db.rows(sql`insert into email_outbox (id, "to", subject, text, html, workspace_id)
           values (${newId('email')}, ${message.to}, ${message.subject}, ${message.text}, ${message.html ?? null}, ${message.workspaceId ?? null})`)
@@ -48,35 +100,31 @@ export function createMailer(config: Config, db: SqlRunner, log: Logger): Mailer
         return
       }
       transport ??= (await import('nodemailer')).createTransport(config.smtpUrl)
-      await transport.sendMail({
-        from: message.from ?? config.emailFrom,
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        replyTo: message.replyTo,
-        envelope: message.returnPath ? { from: message.returnPath, to: message.to } : undefined,
-        dkim: message.dkim,
-        messageId: message.messageId,
-        headers: message.headers,
-        // nodemailer's own limits let one send wait up to 2 minutes to connect and 10 minutes for each answer:
-        // a stalled server held a mailer's batch (and a request's sign-in e-mail) that long, past the lease of
-        // the batch's rows, so another process sent them too. The whole send now fails after this.
-        signal: AbortSignal.timeout(config.smtpSendTimeoutSeconds * 1000),
-      })
+      await takeSlot()
+      try {
+        if (options.startBy !== undefined && Date.now() > options.startBy) throw new MailNotStarted()
+        await transport.sendMail({
+          from: message.from ?? config.emailFrom,
+          to: message.to,
+          subject: message.subject,
+          text: message.text,
+          html: message.html,
+          replyTo: message.replyTo,
+          envelope: message.returnPath ? { from: message.returnPath, to: message.to } : undefined,
+          dkim: message.dkim,
+          messageId: message.messageId,
+          headers: message.headers,
+          // nodemailer's own limits let one send wait up to 2 minutes to connect and 10 minutes for each answer:
+          // a stalled server held a mailer's batch (and a request's sign-in e-mail) that long, past the lease of
+          // the batch's rows, so another process sent them too. The whole send now fails after this.
+          signal: AbortSignal.timeout(config.smtpSendTimeoutSeconds * 1000),
+        }).catch((error) => { throw new MailSendError(error) })
+      } finally {
+        giveSlot()
+      }
       log.info('email sent', { to: logHash(message.to), workspace_id: message.workspaceId ?? null })
     },
   }
-}
-
-/**
- * Whether a send failed for want of a mail server that answers (it did not in SMTP_SEND_TIMEOUT_SECONDS, could not
- * be reached, or said "try later": 4xx), as opposed to refusing the message: worth retrying later.
- */
-export function isMailServerUnavailable(error: unknown): boolean {
-  const { name, code, responseCode } = (error ?? {}) as { name?: string; code?: string; responseCode?: number }
-  if (name === 'AbortError' || code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT' || code === 'EDNS') return true
-  return typeof responseCode === 'number' && responseCode >= 400 && responseCode < 500
 }
 
 const linksIn = (text: string) => text.match(/https?:\/\/[^\s<>"]+/g) ?? []

@@ -86,17 +86,18 @@ export function errorHandler(ctx: AppContext) {
       case 'INVALID_COOKIE_SIGNATURE':
         return reply(401, 'UNAUTHENTICATED', 'Invalid cookie')
     }
+    // The request's e-mail (a sign-in link, a confirmation) could not go out now; asking again later may work. Checked
+    // first: a mail server's ETIMEDOUT is no database's.
+    if (isMailServerUnavailable(error)) {
+      ctx.log.warn('mail server unavailable', { request_id: requestId, error: describeError(error) })
+      headers['retry-after'] = '30'
+      return reply(503, 'SERVICE_UNAVAILABLE', 'The e-mail could not be sent: the mail server did not answer; retry shortly')
+    }
     // The database went away (restart, failover): the request may be retried once it is back.
     if (isConnectionError(error)) {
       ctx.log.warn('database unavailable', { request_id: requestId, error: describeError(error) })
       headers['retry-after'] = '1'
       return reply(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly')
-    }
-    // The request's e-mail (a sign-in link, a confirmation) could not go out now; asking again later may work.
-    if (isMailServerUnavailable(error)) {
-      ctx.log.warn('mail server unavailable', { request_id: requestId, error: describeError(error) })
-      headers['retry-after'] = '30'
-      return reply(503, 'SERVICE_UNAVAILABLE', 'The e-mail could not be sent: the mail server did not answer; retry shortly')
     }
     ctx.log.error('unhandled error', { request_id: requestId, error: describeError(error) })
     return reply(500, 'INTERNAL', 'Internal server error')

@@ -4,6 +4,7 @@
 // lease of its batch, for nodemailer's own limit (10 minutes without an answer).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq, sql } from 'drizzle-orm'
+import { rowsOf } from '../../server/db/client.ts'
 import { notificationEvents } from '../../server/db/schema/index.ts'
 import { groupBy } from '../../server/lib/concurrency.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
@@ -72,48 +73,88 @@ describe('a mail server that stops answering', () => {
   })
 })
 
-// A batch of post updates sends 16 e-mails at a time. With a slow server, a letter whose send would start too late
-// to end inside the batch's 60 s lease (SMTP_SEND_TIMEOUT_SECONDS before its end, less a margin to mark the batch)
-// is handed back untried, due again at once, instead of being sent after another process may have claimed it.
-describe('a slow mail server and a batch of post updates', () => {
-  let slowSmtp: Awaited<ReturnType<typeof startSmtp>>
-  let slow: Harness
-  let slowLoops: ReturnType<typeof startMailLoops> | undefined
+// A slow server behind one pooled connection (`pool=true&maxConnections=1`), each send given 25 s: a send of a batch
+// may begin until 30 s after its claim (60 s lease - 5 s to mark the batch - 25 s). A send that waits for the
+// connection past that goes back to its queue untried, due again at once and its attempt not counted, instead of
+// being sent after another process may have claimed it. Two queues side by side, each with its own server.
+describe('a slow mail server behind one connection', () => {
+  const started: { h: Harness; smtp: Awaited<ReturnType<typeof startSmtp>>; loops?: ReturnType<typeof startMailLoops> }[] = []
   afterAll(async () => {
-    await slowLoops?.stop()
-    await slow?.close()
-    await slowSmtp?.close()
+    for (const { h, smtp, loops } of started) {
+      await loops?.stop()
+      await h.close()
+      await smtp.close()
+    }
   })
 
-  test('the letters that would start past the lease go back untried and are sent by the next claim, once each', async () => {
-    slowSmtp = await startSmtp()
-    // 40 s per send at most: a send may start up to 15 s after the claim (60 - 5 - 40).
-    slow = await startHarness({ SMTP_URL: slowSmtp.url, SMTP_SEND_TIMEOUT_SECONDS: '40', NOTIFY_BATCH_SECONDS: '0' })
-    const team = await workspaceFixture(slow, undefined, slowSmtp)
-    await boardFixture(slow, team.id, 'ideas')
-    const api = slow.client({ authorization: `Bearer ${await team.key()}` })
-    const post = (await api.post('/api/v1/boards/ideas/posts', { title: 'Slow news' })).body
-    const readers = Array.from({ length: 17 }, (_, i) => `slow-reader-${i}-${team.slug}@example.com`)
-    for (const [i, email] of readers.entries()) {
-      await slow.db.execute(sql`insert into end_users (id, workspace_id, email, verified_at, locale) values (${`eu_slow_${team.slug}_${i}`}, ${team.id}, ${email}, now(), 'en')`)
-      await slow.db.execute(sql`insert into post_subscriptions (post_id, end_user_id, workspace_id, reason) values (${post.id}, ${`eu_slow_${team.slug}_${i}`}, ${team.id}, 'voter')`)
-    }
-    // The batch's first 16 letters hold its 16 sends for 16 s each; the 17th could only start after its deadline.
-    // Sent again (at 16 s or later), it is answered at once.
-    for (const email of readers) slowSmtp.slow.set(email, 16_000)
-    slowLoops = startMailLoops(slow)
-    expect((await api.patch(`/api/v1/posts/${post.id}`, { status: 'Planned' })).status).toBe(200)
-    setTimeout(() => slowSmtp.slow.clear(), 8000)
-    const updates = () => slow.db.execute(sql`select u.end_user_id, u.status, u.attempts, u.sent_at from subscriber_updates u where u.post_id = ${post.id} order by u.end_user_id`)
-      .then((result) => (result as unknown as { rows?: unknown[] }).rows ?? (result as unknown as unknown[])) as Promise<{ end_user_id: string; status: string; attempts: number; sent_at: string | Date }[]>
+  async function slowServer() {
+    const smtp = await startSmtp()
+    const h = await startHarness({ SMTP_URL: `${smtp.url}/?pool=true&maxConnections=1`, SMTP_SEND_TIMEOUT_SECONDS: '25', NOTIFY_BATCH_SECONDS: '0' })
+    const team = await workspaceFixture(h, undefined, smtp)
+    await boardFixture(h, team.id, 'ideas')
+    const entry: (typeof started)[number] = { h, smtp }
+    started.push(entry)
+    return { ...entry, team, api: h.client({ authorization: `Bearer ${await team.key()}` }), start: () => void (entry.loops = startMailLoops(h)) }
+  }
+
+  /** Rows of a queue, once all are sent: each tried once, and how many each marking statement marked, in order. */
+  async function markedOnce(read: () => Promise<{ status: string | null; attempts: number; sent: Date | string | null }[]>, count: number) {
     const rows = await eventually(async () => {
-      const found = await updates()
-      return found.length === 17 && found.every((row) => row.status === 'sent') && found
-    }, 40_000, 'every update sent')
-    for (const email of readers) expect(slowSmtp.inbox.filter((mail) => mail.to.includes(email))).toHaveLength(1)
-    // Each was tried once; sixteen were marked together, the one handed back by a batch of its own after them.
+      const found = await read()
+      return found.length === count && found.every((row) => row.status === 'sent') && found
+    }, 50_000, 'every e-mail sent')
     expect(rows.map((row) => row.attempts)).toEqual(rows.map(() => 1))
-    const marked = [...groupBy(rows, (row) => new Date(row.sent_at).getTime())].sort(([a], [b]) => a - b).map(([, group]) => group.length)
-    expect(marked).toEqual([16, 1])
+    return [...groupBy(rows, (row) => new Date(row.sent!).getTime())].sort(([a], [b]) => a - b).map(([, group]) => group.length)
+  }
+
+  test('the e-mail that would start past its batch\'s deadline goes back untried and is sent by the next claim, once', async () => {
+    const [updates, notifications] = await Promise.all([slowServer(), slowServer()])
+
+    // Post updates: three subscribers of a post whose status changes.
+    const post = (await updates.api.post('/api/v1/boards/ideas/posts', { title: 'Slow news' })).body
+    const readers = [0, 1, 2].map((i) => `slow-reader-${i}-${updates.team.slug}@example.com`)
+    for (const [i, email] of readers.entries()) {
+      const id = `eu_slow_${updates.team.slug}_${i}`
+      await updates.h.db.execute(sql`insert into end_users (id, workspace_id, email, verified_at, locale) values (${id}, ${updates.team.id}, ${email}, now(), 'en')`)
+      await updates.h.db.execute(sql`insert into post_subscriptions (post_id, end_user_id, workspace_id, reason) values (${post.id}, ${id}, ${updates.team.id}, 'voter')`)
+      updates.smtp.slow.set(email, 16_000)
+    }
+    // Member notifications: the owner's instant e-mail of three new posts, fanned out in one batch.
+    const owner = `owner-${notifications.team.slug}@example.com`
+    expect((await notifications.team.owner.post(`/api/v1/workspaces/${notifications.team.slug}/notifications/subscriptions`, { events: ['post.created'], channel: 'email' })).status).toBe(201)
+    const posts: string[] = []
+    for (const title of ['Slow one', 'Slow two', 'Slow three']) posts.push((await notifications.api.post('/api/v1/boards/ideas/posts', { title })).body.id as string)
+    notifications.smtp.slow.set(owner, 16_000)
+
+    // The first e-mail holds the connection 0-16 s, the second 16-32 s; the third's turn comes past 30 s.
+    updates.start()
+    expect((await updates.api.patch(`/api/v1/posts/${post.id}`, { status: 'Planned' })).status).toBe(200)
+    notifications.start()
+    // Sent again (at 32 s or later), it is answered at once.
+    setTimeout(() => [updates, notifications].forEach(({ smtp }) => smtp.slow.clear()), 20_000)
+
+    const [updatesMarked, notificationsMarked] = await Promise.all([
+      markedOnce(async () => rowsOf<{ status: string; attempts: number; sent: string }>(await updates.h.db.execute(sql`
+        select status, attempts, sent_at as sent from subscriber_updates where post_id = ${post.id}`)), 3),
+      markedOnce(async () => (await notifications.h.db.select().from(notificationEvents)
+        .where(and(eq(notificationEvents.channel, 'email'), eq(notificationEvents.digest, false), sql`${notificationEvents.data} -> 'post' ->> 'id' = any(${`{${posts.join(',')}}`}::text[])`)))
+        .map((row) => ({ status: row.emailStatus, attempts: row.emailAttempts, sent: row.sentAt })), 3),
+    ])
+    expect(updatesMarked).toEqual([2, 1])
+    expect(notificationsMarked).toEqual([2, 1])
+    for (const email of readers) expect(updates.smtp.inbox.filter((mail) => mail.to.includes(email))).toHaveLength(1)
+    expect(notifications.smtp.inbox.filter((mail) => mail.to.includes(owner))).toHaveLength(3)
   }, 60_000)
+
+  test('a request waits for the pooled connection without that wait counting against its send timeout', async () => {
+    const smtp = await startSmtp()
+    const h = await startHarness({ SMTP_URL: `${smtp.url}/?pool=true&maxConnections=1`, SMTP_SEND_TIMEOUT_SECONDS: '2' })
+    started.push({ h, smtp })
+    const [first, second] = ['queued-a@example.com', 'queued-b@example.com']
+    for (const email of [first, second]) smtp.slow.set(email, 1200)
+    // The second waits ~1.2 s for the one connection, then sends in ~1.2 s: 2.4 s in all, 1.2 s of it its own (limit 2 s).
+    const [a, b] = await Promise.all([first, second].map((email) => h.client().post('/api/v1/auth/magic-link', { email })))
+    expect([a!.status, b!.status]).toEqual([200, 200])
+    expect(smtp.inbox.map((mail) => mail.to[0]).sort()).toEqual([first, second])
+  })
 })

@@ -26,6 +26,8 @@ export async function startSmtp(options: { reject?: (address: string) => boolean
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    // A pooled client keeps its connections open: closing waits this long for them (smtp-server's default is 30 s).
+    closeTimeout: 500,
     onRcptTo(address, _session, callback) {
       if (options.reject?.(address.address)) return callback(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }))
       callback()

@@ -5,11 +5,11 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { BackgroundContext } from '../../background/context.ts'
 import type { MailQueue } from '../../background/mailer.ts'
 import type { Db, Tx } from '../../db/client.ts'
-import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/leased-queue.ts'
+import { claimOldestPending, msUntilPending, sendDeadline, type LeasedQueue } from '../../db/leased-queue.ts'
 import { changelogEmails, changelogEntries, changelogSubscriptions, endUsers, workspaces } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
 import { notFound } from '../../errors.ts'
-import { escapeHtml, withWorkspaceLogo } from '../../lib/mail.ts'
+import { escapeHtml, MailNotStarted, withWorkspaceLogo } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { portalChangelogUrl } from '../portal/links.ts'
@@ -54,7 +54,7 @@ function claim(ctx: BackgroundContext, limit: number) {
 
 export const unsubscribeUrl = (baseUrl: string, workspaceSlug: string, token: string) => `${baseUrl}/api/v1/public/${workspaceSlug}/changelog/unsubscribe?token=${token}`
 
-async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof claim>>[number]) {
+async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof claim>>[number], startBy: number) {
   const key = and(eq(changelogEmails.entryId, row.mail.entryId), eq(changelogEmails.endUserId, row.mail.endUserId))
   if (row.unsubscribedAt || !row.email) {
     await ctx.db.update(changelogEmails).set({ status: 'skipped', leaseUntil: null }).where(key)
@@ -74,9 +74,11 @@ async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof cl
       workspaceId: row.mail.workspaceId,
       // RFC 8058 one-click unsubscribe: mail clients POST `List-Unsubscribe=One-Click` to this URL.
       headers: { ...AUTOMATIC_MAIL_HEADERS, 'List-Unsubscribe': `<${unsubscribe}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-    }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }))
+    }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), { startBy })
     await ctx.db.update(changelogEmails).set({ status: 'sent', sentAt: sql`now()`, leaseUntil: null }).where(key)
   } catch (error) {
+    // Never begun (lib/mail.ts `MailNotStarted`): due again at once, the claim's attempt given back.
+    if (error instanceof MailNotStarted) return void await ctx.db.update(changelogEmails).set({ leaseUntil: null, attempts: sql`${changelogEmails.attempts} - 1` }).where(key)
     const failed = row.mail.attempts >= MAX_ATTEMPTS
     ctx.log.warn('changelog e-mail not sent', { entry: row.mail.entryId, attempt: row.mail.attempts, error: describeError(error) })
     await ctx.db.update(changelogEmails)
@@ -87,8 +89,9 @@ async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof cl
 
 /** Sends up to `limit` pending changelog mails; returns how many it claimed. */
 export async function sendChangelogMail(ctx: BackgroundContext, limit = 20) {
+  const startBy = sendDeadline(CHANGELOG_MAIL_QUEUE.leaseSeconds, ctx.config.smtpSendTimeoutSeconds)
   const batch = await claim(ctx, limit)
-  await Promise.all(batch.map((row) => sendOne(ctx, row)))
+  await Promise.all(batch.map((row) => sendOne(ctx, row, startBy)))
   return batch.length
 }
 

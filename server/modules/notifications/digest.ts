@@ -8,7 +8,7 @@ import type { BackgroundContext } from '../../background/context.ts'
 import { rowsOf } from '../../db/client.ts'
 import { notificationEvents } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
-import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { MailNotStarted, withWorkspaceLogo } from '../../lib/mail.ts'
 import { postPath } from '../dashboard/links.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
@@ -73,7 +73,13 @@ function digestText(ctx: BackgroundContext, first: DigestRow, events: Notificati
   return `Since your last digest in ${first.workspaceName}:\n\n${lines.join('\n')}\n\nYou get this once a day. Change it (or have each one at once) in your notification settings: ${ctx.config.dashboardUrl}\n`
 }
 
-async function sendDigest(ctx: BackgroundContext, group: DigestRow[]) {
+/** Claimed e-mails whose send never began (lib/mail.ts `MailNotStarted`): due again at once, their claim's attempt given back. */
+export async function giveBackUntried(ctx: BackgroundContext, ids: string[]) {
+  await ctx.db.update(notificationEvents).set({ emailLeaseUntil: null, emailAttempts: sql`${notificationEvents.emailAttempts} - 1` })
+    .where(inArray(notificationEvents.id, ids))
+}
+
+async function sendDigest(ctx: BackgroundContext, group: DigestRow[], startBy: number) {
   const first = group[0]!
   const rest = await sweepRest(ctx, first, group.map((row) => row.event.id))
   const events = [...group.map((row) => row.event), ...rest]
@@ -91,9 +97,10 @@ async function sendDigest(ctx: BackgroundContext, group: DigestRow[]) {
       ...(sender ?? {}),
       workspaceId: first.event.workspaceId,
       headers: AUTOMATIC_MAIL_HEADERS,
-    }, { name: first.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, first.logoFileId) }))
+    }, { name: first.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, first.logoFileId) }), { startBy })
     await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(inArray(notificationEvents.id, ids))
   } catch (error) {
+    if (error instanceof MailNotStarted) return giveBackUntried(ctx, ids)
     const attempts = Math.max(...events.map((event) => event.emailAttempts))
     ctx.log.warn('digest e-mail not sent', { user: first.event.userId, attempt: attempts, error: describeError(error) })
     await ctx.db.update(notificationEvents)
@@ -103,7 +110,7 @@ async function sendDigest(ctx: BackgroundContext, group: DigestRow[]) {
 }
 
 /** Schedules the claimed digest rows seen for the first time, and sends one e-mail per member and workspace for the due ones. */
-export async function handleDigestRows(ctx: BackgroundContext, rows: DigestRow[]) {
+export async function handleDigestRows(ctx: BackgroundContext, rows: DigestRow[], startBy: number) {
   const due = rows.filter((row) => row.event.digestAt !== null)
   await schedule(ctx, rows.filter((row) => row.event.digestAt === null))
   const groups = new Map<string, DigestRow[]>()
@@ -111,5 +118,5 @@ export async function handleDigestRows(ctx: BackgroundContext, rows: DigestRow[]
     const key = `${row.event.workspaceId}:${row.event.userId}`
     groups.set(key, [...(groups.get(key) ?? []), row])
   }
-  await Promise.all([...groups.values()].map((group) => sendDigest(ctx, group)))
+  await Promise.all([...groups.values()].map((group) => sendDigest(ctx, group, startBy)))
 }

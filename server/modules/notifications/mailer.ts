@@ -6,12 +6,12 @@ import type { BackgroundContext } from '../../background/context.ts'
 import type { MailQueue } from '../../background/mailer.ts'
 import { notificationEvents, users, workspaces } from '../../db/schema/index.ts'
 import { AUTOMATIC_MAIL_HEADERS, intakeAddress, notificationMessageId } from '../inbound-email/addresses.ts'
-import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { MailNotStarted, withWorkspaceLogo } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { sendersFor, type Sender } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
-import { claimOldestPending, msUntilPending, type LeasedQueue } from '../../db/leased-queue.ts'
-import { handleDigestRows, scheduleDigests } from './digest.ts'
+import { claimOldestPending, msUntilPending, sendDeadline, type LeasedQueue } from '../../db/leased-queue.ts'
+import { giveBackUntried, handleDigestRows, scheduleDigests } from './digest.ts'
 
 const MAX_ATTEMPTS = 5
 export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
@@ -28,8 +28,8 @@ function claim(ctx: BackgroundContext, limit: number) {
 
 type Claimed = Awaited<ReturnType<typeof claim>>[number]
 
-/** Sends one e-mail; true when it went, false when it was rescheduled (backed off) or given up. */
-async function sendOne(ctx: BackgroundContext, row: Claimed, sender: Sender): Promise<boolean> {
+/** Sends one e-mail; true when it went, false when it was rescheduled (backed off, or untried) or given up. */
+async function sendOne(ctx: BackgroundContext, row: Claimed, sender: Sender, startBy: number): Promise<boolean> {
   const { event } = row
   try {
     await ctx.mail.send(withWorkspaceLogo({
@@ -42,9 +42,13 @@ async function sendOne(ctx: BackgroundContext, row: Claimed, sender: Sender): Pr
       messageId: notificationMessageId(event.id, ctx.config.inboundEmailDomain),
       replyTo: intakeAddress(row.intakeToken, ctx.config.inboundEmailDomain),
       headers: AUTOMATIC_MAIL_HEADERS,
-    }, { name: row.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, row.logoFileId) }))
+    }, { name: row.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, row.logoFileId) }), { startBy })
     return true
   } catch (error) {
+    if (error instanceof MailNotStarted) {
+      await giveBackUntried(ctx, [event.id])
+      return false
+    }
     const failed = event.emailAttempts >= MAX_ATTEMPTS
     ctx.log.warn('notification e-mail not sent', { id: event.id, attempt: event.emailAttempts, error: describeError(error) })
     // Backs off 30 s, 1 min, 2 min, ... by pushing the lease (also "not before") out.
@@ -56,10 +60,10 @@ async function sendOne(ctx: BackgroundContext, row: Claimed, sender: Sender): Pr
 }
 
 /** Sends a batch's immediate e-mails (one sender-domain read per workspace) and marks those sent in one statement. */
-async function sendImmediate(ctx: BackgroundContext, rows: Claimed[]) {
+async function sendImmediate(ctx: BackgroundContext, rows: Claimed[], startBy: number) {
   if (!rows.length) return
   const senders = await sendersFor(ctx.db, ctx.secrets, rows.map((row) => ({ id: row.event.workspaceId, name: row.workspaceName })))
-  const went = await Promise.all(rows.map((row) => sendOne(ctx, row, senders.get(row.event.workspaceId) ?? null)))
+  const went = await Promise.all(rows.map((row) => sendOne(ctx, row, senders.get(row.event.workspaceId) ?? null, startBy)))
   const sent = rows.filter((_, at) => went[at]).map((row) => row.event.id)
   // A crash before this line sends the batch again once its lease lapses (at-least-once).
   if (sent.length) await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(inArray(notificationEvents.id, sent))
@@ -71,10 +75,11 @@ export const notificationMail: MailQueue = {
   tables: ['notification_events'],
   async send(ctx) {
     const scheduled = await scheduleDigests(ctx)
+    const startBy = sendDeadline(NOTIFICATION_MAIL_QUEUE.leaseSeconds, ctx.config.smtpSendTimeoutSeconds)
     const batch = await claim(ctx, 20)
     await Promise.all([
-      sendImmediate(ctx, batch.filter((row) => !row.event.digest)),
-      handleDigestRows(ctx, batch.filter((row) => row.event.digest)),
+      sendImmediate(ctx, batch.filter((row) => !row.event.digest), startBy),
+      handleDigestRows(ctx, batch.filter((row) => row.event.digest), startBy),
     ])
     return scheduled + batch.length
   },

@@ -122,17 +122,24 @@ export async function fanOutPostUpdates(tx: Tx, rows: OutboxEvent[]) {
     if (run.length) sent.push(subscribeAll(tx, run))
     run = []
   }
-  for (const event of rows) {
-    const step = stepOf(event)
-    if (!step) continue
-    if ('subscribe' in step) run.push(step.subscribe)
-    else {
-      endRun()
-      sent.push(...step.send(tx))
+  let thrown: { error: unknown } | undefined
+  try {
+    for (const event of rows) {
+      const step = stepOf(event)
+      if (!step) continue
+      if ('subscribe' in step) run.push(step.subscribe)
+      else {
+        endRun()
+        sent.push(...step.send(tx))
+      }
     }
+    endRun()
+  } catch (error) {
+    // An event missing what its kind must carry: what was sent is still awaited, so none of it rejects unheard.
+    thrown = { error }
   }
-  endRun()
   const failed = (await Promise.allSettled(sent)).find((result) => result.status === 'rejected')
+  if (thrown) throw thrown.error
   if (failed) throw failed.reason
 }
 

@@ -9,10 +9,10 @@ import type { MailQueue } from '../../background/mailer.ts'
 import { rowsOf } from '../../db/client.ts'
 import { describeError } from '../../db/errors.ts'
 import { endUsers, postSubscriptions, subscriberUpdates, workspaces } from '../../db/schema/index.ts'
-import { drizzleQueueTransaction as queueTransaction } from '../../db/leased-queue.ts'
+import { drizzleQueueTransaction as queueTransaction, sendDeadline } from '../../db/leased-queue.ts'
 import { recordEvents } from '../../events/outbox.ts'
 import { groupBy, settleWithLimit } from '../../lib/concurrency.ts'
-import { withWorkspaceLogo, type MailMessage } from '../../lib/mail.ts'
+import { MailNotStarted, withWorkspaceLogo, type MailMessage } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { portalPostUrl } from '../portal/links.ts'
@@ -23,10 +23,6 @@ import { renderNews, summarise, type PendingUpdate } from './render.ts'
 const MAX_ATTEMPTS = 5
 const LEASE_SECONDS = 60
 const SEND_CONCURRENCY = 16
-/** What a batch keeps of its lease for marking what it sent. */
-const SETTLE_SECONDS = 5
-/** A letter whose send would have begun too late to end inside the batch's lease: handed back untried. */
-const NOT_STARTED = new Error('not sent: the batch had used its lease')
 
 /** The pending updates of end users whose batch is due, `limit` end users at most. */
 const dueEndUsers = (ctx: BackgroundContext, limit: number) => sql`
@@ -159,9 +155,8 @@ function plan(ctx: BackgroundContext, rows: Claimed[], renders: Map<string, Mail
  * `limit` end users hear twice, none never. A letter whose send could not end inside the lease goes back untried.
  */
 export async function sendSubscriberMail(ctx: BackgroundContext, limit = 200) {
-  // Every send ends within SMTP_SEND_TIMEOUT_SECONDS of its start, so one that starts by then ends inside the lease:
-  // past it another process may claim the same updates and send them again (a slow server, 16 sends at a time).
-  const startBy = Date.now() + (LEASE_SECONDS - SETTLE_SECONDS - ctx.config.smtpSendTimeoutSeconds) * 1000
+  // 16 at a time, a slow server could keep the last letters waiting past the lease (another process would send them too).
+  const startBy = sendDeadline(LEASE_SECONDS, ctx.config.smtpSendTimeoutSeconds)
   const rows = await claim(ctx, limit)
   if (!rows.length) return 0
   const byEndUser = groupBy(rows, (row) => row.update.endUserId)
@@ -169,12 +164,12 @@ export async function sendSubscriberMail(ctx: BackgroundContext, limit = 200) {
   const renders = new Map<string, MailMessage>()
   const planned = [...byEndUser.values()].map((group) => plan(ctx, group, renders, senders))
   const letters = planned.filter((item): item is Letter => 'message' in item)
-  const results = await settleWithLimit(letters, SEND_CONCURRENCY, (letter) => (Date.now() > startBy ? Promise.reject(NOT_STARTED) : ctx.mail.send(letter.message)))
+  const results = await settleWithLimit(letters, SEND_CONCURRENCY, (letter) => ctx.mail.send(letter.message, { startBy }))
   const outcomes = planned.filter((item): item is Outcome => !('message' in item))
   letters.forEach((letter, at) => {
     const result = results[at]!
     if (result.status === 'fulfilled') return void outcomes.push({ rows: letter.rows, status: 'sent', fact: letter.fact })
-    if (result.reason === NOT_STARTED) return void outcomes.push({ rows: letter.rows, status: 'untried' })
+    if (result.reason instanceof MailNotStarted) return void outcomes.push({ rows: letter.rows, status: 'untried' })
     ctx.log.warn('post update e-mail not sent', { endUser: letter.rows[0]!.endUser.id, attempt: attemptsOf(letter.rows), error: describeError(result.reason) })
     if (isBounce(result.reason)) outcomes.push({ rows: letter.rows, status: 'failed', bounced: true, fact: { ...letter.fact, emailed: false } })
     else outcomes.push({ rows: letter.rows, status: attemptsOf(letter.rows) >= MAX_ATTEMPTS ? 'failed' : 'retry' })
