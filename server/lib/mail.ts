@@ -86,9 +86,16 @@ export function createMailer(config: Config, db: SqlRunner, log: Logger): Mailer
   const slots = config.smtpUrl ? sendSlots(config.smtpUrl) : Infinity
   let sending = 0
   const waiting: (() => void)[] = []
-  const takeSlot = () => (sending < slots ? (sending++, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve)))
+  const takeSlot = async () => {
+    if (sending < slots) sending++
+    else await new Promise<void>((resolve) => waiting.push(resolve))
+  }
   // A slot given up passes straight to the next waiter (the count stays).
-  const giveSlot = () => (waiting.length ? waiting.shift()!() : void sending--)
+  const giveSlot = () => {
+    const next = waiting.shift()
+    if (next) next()
+    else sending--
+  }
   return {
     async send(message, options = {}) {
       if (!config.smtpUrl) {

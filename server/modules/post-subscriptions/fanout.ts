@@ -28,7 +28,8 @@ function subscribeAll(tx: Tx, run: Subscription[]) {
   for (const subscription of run) {
     const key = `${subscription.postId} ${subscription.endUserId}`
     const first = pairs.get(key)
-    if (!first || (subscription.reason === 'author' && first.reason !== 'author')) pairs.set(key, first ? { ...first, reason: 'author' } : subscription)
+    if (!first) pairs.set(key, subscription)
+    else if (subscription.reason === 'author') pairs.set(key, { ...first, reason: 'author' })
   }
   const list = [...pairs.values()]
   // One pair (an event of a steady stream) as values: PostgreSQL keeps one plan for that statement, where the
