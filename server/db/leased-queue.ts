@@ -1,7 +1,7 @@
 // The e-mail senders' leased queues (notifications, changelog, subscriber updates), on drizzle: their reads
 // build the mail. They run in the background worker's mailer, loaded with its first pending mail
 // (server/background/lazy-loop.ts), so the worker's idle graph holds no drizzle.
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { rowsOf, toDrizzle, type Db, type Tx } from './client.ts'
 import { QUEUE_PLAN_SETTINGS } from './work.ts'
 
@@ -49,6 +49,15 @@ export function claimOldestPending<Row, Job>(db: Db, queue: LeasedQueue, limit: 
       returning ${sql.raw(queue.returning.join(', '))}`))
     return claimed.length ? read(tx, claimed) : []
   })
+}
+
+/**
+ * Gives claimed rows of `queue` (those `where` names) back untried: their send never began (lib/mail.ts
+ * `MailNotStarted`), so they are due again at once and the attempt `claimOldestPending` counted is taken back.
+ */
+export async function giveBackUntried(db: Db, queue: LeasedQueue, where: SQL) {
+  const [table, leaseUntil, attempts] = [queue.table, queue.leaseUntil, queue.attempts].map((name) => sql.raw(name))
+  await db.execute(sql`update ${table} set ${leaseUntil} = null, ${attempts} = ${attempts} - 1 where ${where}`)
 }
 
 /**

@@ -8,7 +8,7 @@ import { emailOutbox, webhookDeliveries, webhooks } from '../../server/db/schema
 import { duePending, drizzleQueueTransaction as queueTransaction } from '../../server/db/leased-queue.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { CHANGELOG_MAIL_QUEUE } from '../../server/modules/changelog/mail.ts'
-import { NOTIFICATION_MAIL_QUEUE } from '../../server/modules/notifications/mailer.ts'
+import { NOTIFICATION_MAIL_QUEUE } from '../../server/modules/notifications/mail-queue.ts'
 import { startMailer } from '../../server/background/mailer.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'

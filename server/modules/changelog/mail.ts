@@ -5,7 +5,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { BackgroundContext } from '../../background/context.ts'
 import type { MailQueue } from '../../background/mailer.ts'
 import type { Db, Tx } from '../../db/client.ts'
-import { claimOldestPending, msUntilPending, sendDeadline, type LeasedQueue } from '../../db/leased-queue.ts'
+import { claimOldestPending, giveBackUntried, msUntilPending, sendDeadline, type LeasedQueue } from '../../db/leased-queue.ts'
 import { changelogEmails, changelogEntries, changelogSubscriptions, endUsers, workspaces } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
 import { notFound } from '../../errors.ts'
@@ -77,8 +77,7 @@ async function sendOne(ctx: BackgroundContext, row: Awaited<ReturnType<typeof cl
     }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), { startBy })
     await ctx.db.update(changelogEmails).set({ status: 'sent', sentAt: sql`now()`, leaseUntil: null }).where(key)
   } catch (error) {
-    // Never begun (lib/mail.ts `MailNotStarted`): due again at once, the claim's attempt given back.
-    if (error instanceof MailNotStarted) return void await ctx.db.update(changelogEmails).set({ leaseUntil: null, attempts: sql`${changelogEmails.attempts} - 1` }).where(key)
+    if (error instanceof MailNotStarted) return void await giveBackUntried(ctx.db, CHANGELOG_MAIL_QUEUE, key!)
     const failed = row.mail.attempts >= MAX_ATTEMPTS
     ctx.log.warn('changelog e-mail not sent', { entry: row.mail.entryId, attempt: row.mail.attempts, error: describeError(error) })
     await ctx.db.update(changelogEmails)

@@ -8,12 +8,14 @@ import type { BackgroundContext } from '../../background/context.ts'
 import { rowsOf } from '../../db/client.ts'
 import { notificationEvents } from '../../db/schema/index.ts'
 import { describeError } from '../../db/errors.ts'
+import { giveBackUntried } from '../../db/leased-queue.ts'
 import { MailNotStarted, withWorkspaceLogo } from '../../lib/mail.ts'
 import { postPath } from '../dashboard/links.ts'
 import { fileUrl } from '../files/url.ts'
 import { AUTOMATIC_MAIL_HEADERS } from '../inbound-email/addresses.ts'
 import { senderFor } from '../sending-domain/service.ts'
 import { nextDigestAt } from './digest-time.ts'
+import { NOTIFICATION_MAIL_QUEUE } from './mail-queue.ts'
 
 type NotificationEvent = typeof notificationEvents.$inferSelect
 export interface DigestRow {
@@ -73,12 +75,6 @@ function digestText(ctx: BackgroundContext, first: DigestRow, events: Notificati
   return `Since your last digest in ${first.workspaceName}:\n\n${lines.join('\n')}\n\nYou get this once a day. Change it (or have each one at once) in your notification settings: ${ctx.config.dashboardUrl}\n`
 }
 
-/** Claimed e-mails whose send never began (lib/mail.ts `MailNotStarted`): due again at once, their claim's attempt given back. */
-export async function giveBackUntried(ctx: BackgroundContext, ids: string[]) {
-  await ctx.db.update(notificationEvents).set({ emailLeaseUntil: null, emailAttempts: sql`${notificationEvents.emailAttempts} - 1` })
-    .where(inArray(notificationEvents.id, ids))
-}
-
 async function sendDigest(ctx: BackgroundContext, group: DigestRow[], startBy: number) {
   const first = group[0]!
   const rest = await sweepRest(ctx, first, group.map((row) => row.event.id))
@@ -100,7 +96,7 @@ async function sendDigest(ctx: BackgroundContext, group: DigestRow[], startBy: n
     }, { name: first.workspaceName, logoUrl: fileUrl(ctx.config.baseUrl, first.logoFileId) }), { startBy })
     await ctx.db.update(notificationEvents).set({ emailStatus: 'sent', sentAt: sql`now()`, emailLeaseUntil: null }).where(inArray(notificationEvents.id, ids))
   } catch (error) {
-    if (error instanceof MailNotStarted) return giveBackUntried(ctx, ids)
+    if (error instanceof MailNotStarted) return giveBackUntried(ctx.db, NOTIFICATION_MAIL_QUEUE, inArray(notificationEvents.id, ids))
     const attempts = Math.max(...events.map((event) => event.emailAttempts))
     ctx.log.warn('digest e-mail not sent', { user: first.event.userId, attempt: attempts, error: describeError(error) })
     await ctx.db.update(notificationEvents)

@@ -10,11 +10,11 @@ import { MailNotStarted, withWorkspaceLogo } from '../../lib/mail.ts'
 import { fileUrl } from '../files/url.ts'
 import { sendersFor, type Sender } from '../sending-domain/service.ts'
 import { describeError } from '../../db/errors.ts'
-import { claimOldestPending, msUntilPending, sendDeadline, type LeasedQueue } from '../../db/leased-queue.ts'
-import { giveBackUntried, handleDigestRows, scheduleDigests } from './digest.ts'
+import { claimOldestPending, giveBackUntried, msUntilPending, sendDeadline } from '../../db/leased-queue.ts'
+import { NOTIFICATION_MAIL_QUEUE } from './mail-queue.ts'
+import { handleDigestRows, scheduleDigests } from './digest.ts'
 
 const MAX_ATTEMPTS = 5
-export const NOTIFICATION_MAIL_QUEUE: LeasedQueue = { table: 'notification_events', status: 'email_status', leaseUntil: 'email_lease_until', attempts: 'email_attempts', returning: ['id'], leaseSeconds: 60 }
 
 /** Leases up to `limit` due e-mails and reads what sending them needs (server/db/work.ts `claimOldestPending`). */
 function claim(ctx: BackgroundContext, limit: number) {
@@ -46,7 +46,7 @@ async function sendOne(ctx: BackgroundContext, row: Claimed, sender: Sender, sta
     return true
   } catch (error) {
     if (error instanceof MailNotStarted) {
-      await giveBackUntried(ctx, [event.id])
+      await giveBackUntried(ctx.db, NOTIFICATION_MAIL_QUEUE, eq(notificationEvents.id, event.id))
       return false
     }
     const failed = event.emailAttempts >= MAX_ATTEMPTS
