@@ -1,4 +1,5 @@
-// The delivery loop: fan out, claim what is due, send with bounded concurrency, record each outcome.
+// The delivery loop: take the webhook lane's events, claim what is due, send with bounded concurrency, record
+// each outcome.
 // It runs in the background worker of every server process (delivery-runner.ts); the state lives in the
 // database, so processes share the work.
 // It never polls: it sleeps until committed work is announced (server/db/work.ts), an attempt in
@@ -8,11 +9,7 @@ import { describeError } from '../db/errors.ts'
 import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
 import { announceWork, IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker, type WorkQueue } from '../db/work.ts'
-import { dispatchIn } from '../events/dispatch.ts'
-import type { EventSubscriber } from '../events/subscriber.ts'
-import { SUBSCRIBERS } from '../events/subscribers.ts'
-import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, type Attempt } from '../modules/webhooks/queue.ts'
-import { leasingWebhookSubscriber, webhookSubscriber } from '../modules/webhooks/subscriber.ts'
+import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, takeWebhookEvents, type Attempt } from '../modules/webhooks/queue.ts'
 import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
 
 /**
@@ -60,8 +57,6 @@ export interface LoopOptions {
   maxClaimed?: number
   /** Record each attempt as it finishes instead of in batches per round (the PGlite main thread). */
   recordEach?: boolean
-  /** Who hears each event it fans out (default: events/subscribers.ts `SUBSCRIBERS`); its webhook fan-out leases what it inserts. */
-  subscribers?: readonly EventSubscriber[]
   /** Further kinds of jobs, after the webhook deliveries. */
   queues?: DeliveryQueue[]
   /** Called after each claim that took jobs, with how many are now held (a test hook ends the worker here). */
@@ -79,12 +74,12 @@ const NOT_STARTED = new Error('the delivery loop stopped before this attempt sta
 /**
  * While many attempts are in flight (a backlog), the loop takes this breath between rounds so finished
  * attempts are recorded, and free slots claimed, in batches. With few in flight it goes straight on: a
- * new event is fanned out, claimed and sent in the round its notification starts.
+ * new event's deliveries are inserted, leased and sent in the round its notification starts.
  */
 const BUSY_PAUSE_MS = 5
 /** The longest a loop kept busy by new events goes without claiming queued deliveries (a dead process's leases). */
 const CLAIM_AT_LEAST_EVERY_MS = 5000
-/** Events fanned out per round (dispatch.ts's default batch). */
+/** Events the webhook lane takes per round (as many as the dispatcher's batch). */
 const DISPATCH_LIMIT = 500
 
 export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
@@ -92,20 +87,21 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const pollMs = options.pollMs ?? IDLE_BACKSTOP_MS
   const maxSending = options.maxSending ?? 256
   const maxClaimed = options.maxClaimed ?? 2 * maxSending
-  // Woken by committed events too: this loop fans them out and claims the deliveries in one transaction,
-  // so an event is sent one round after its commit. In the worker the event dispatcher hands its work to
-  // this loop while it runs (dispatcher.ts `handedOff`), so each burst of commits costs one round, not two.
+  // Woken by committed events too: this loop takes the webhook lane's events and inserts their deliveries leased
+  // to itself in one statement, so an event is sent one round after its commit, whatever the other subscribers
+  // (the dispatcher's fan-out, beside it) still have to do. In the worker the dispatcher leaves the lane to this
+  // loop while it runs (dispatcher.ts `handedOff`).
   // The other queues (chat) are claimed only when they may have work: at start, after a notification on
   // their table, after their own activity, or when their next job falls due. A claim is a transaction,
   // and most rounds (an event, a webhook) give them nothing.
-  // Likewise the fan-out and webhook claim run only when there may be something to take: an event or a
+  // Likewise the lane and the webhook claim run only when there may be something to take: an event or a
   // delivery was announced, a claim filled its room, a claim was handed back, or a due time came.
   let othersDue = true
   let webhooksDue = true
   /**
-   * Whether queued deliveries may be due for the claim: one not leased as it was inserted (a fan-out beyond its
+   * Whether queued deliveries may be due for the claim: one not leased as it was inserted (a lane's beyond its
    * room, another process's, a manual retry: each announced on webhook_deliveries), a retry or a lapsed lease
-   * whose time came, a claim handed back. A round woken by new events only leases what it fans out as it
+   * whose time came, a claim handed back. A round woken by new events only leases what the lane inserts as it
    * inserts it and skips the claim (~0.3 ms of PostgreSQL planning and reading on every event's round).
    */
   let deliveriesDue = true
@@ -198,26 +194,21 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   /**
-   * Claims the due webhook deliveries (when `claim`) and fans out queued events in one queue transaction: one
-   * commit between an event's notification and its request. The claim and the take go out together (pipelined); the new
-   * deliveries are inserted leased to this loop, as many as the claim left room for (the rest wait for a later
-   * claim), so a new event's delivery is never updated in the transaction that inserted it. The jobs are sent
-   * once it has committed.
+   * Takes the webhook lane's queued events (one statement: one round trip between an event's notification and
+   * its request), then claims the due webhook deliveries (when `claim`) in a queue transaction. The lane's
+   * deliveries are inserted leased to this loop, as many as it has room for (the rest wait for a later claim),
+   * so a new event's delivery is never updated in the transaction that inserted it; the claim has the room
+   * they left. The jobs are sent once both have committed.
    */
-  async function fanOutAndClaim(room: number, claim: boolean) {
-    return queueTransaction(db, async (tx) => {
-      const claiming = claim && room > 0 ? claimDeliveriesIn(tx, owner, room, options.secrets) : Promise.resolve([])
-      const fanOut = leasingWebhookSubscriber(owner, async () => room - (await claiming).length, options.secrets)
-      const [dispatched, due] = await Promise.all([
-        dispatchIn(tx, DISPATCH_LIMIT, (options.subscribers ?? SUBSCRIBERS).map((subscriber) => subscriber === webhookSubscriber ? fanOut : subscriber)),
-        claiming,
-      ])
-      return { dispatched, claimed: due.length, jobs: [...due, ...fanOut.jobs] }
-    })
+  async function takeAndClaim(room: number, claim: boolean) {
+    const lane = await takeWebhookEvents(db, owner, room, DISPATCH_LIMIT, options.secrets)
+    const claimRoom = room - lane.jobs.length
+    const due = claim && claimRoom > 0 ? await queueTransaction(db, (tx) => claimDeliveriesIn(tx, owner, claimRoom, options.secrets)) : []
+    return { taken: lane.taken, claimed: due.length, claimRoom, jobs: [...lane.jobs, ...due] }
   }
 
-  /** One round's fan-out and claim (`fanOutAndClaim`), its jobs sent once it has committed. */
-  async function dispatchAndClaim(room: number) {
+  /** One round's lane and claim (`takeAndClaim`), its jobs sent once it has committed. */
+  async function laneAndClaim(room: number) {
     if (!webhooksDue) return 0
     webhooksDue = false
     const claimRoom = stopped ? 0 : Math.max(0, room)
@@ -231,17 +222,17 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       deliveriesDue = false
       lastClaimAt = now
     }
-    const { dispatched, claimed, jobs } = await fanOutAndClaim(claimRoom, claim)
-    // A claim that filled its room may have left due deliveries behind.
-    if (claim && claimed >= claimRoom) deliveriesDue = true
+    const { taken, claimed, claimRoom: leftForClaim, jobs } = await takeAndClaim(claimRoom, claim)
+    // A claim that filled its room (or found none left by the lane) may have left due deliveries behind.
+    if (claim && claimed >= leftForClaim) deliveriesDue = true
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) track(deliver(job))
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
-    // round fanned out beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
-    // claim with no room left a burst's last fan-out waiting for the idle backstop (30 s) once the attempts in
+    // round's lane inserted beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
+    // claim with no room left a burst's last events waiting for the idle backstop (30 s) once the attempts in
     // flight had finished: BENCHMARKS.md, "a burst stalled for the backstop".
-    if (dispatched >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
-    return dispatched + jobs.length
+    if (taken >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
+    return taken + jobs.length
   }
 
   async function claimOthers(queue: DeliveryQueue, room: number) {
@@ -252,14 +243,14 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   /**
-   * One round: record what finished while fanning out queued events (a backlog goes out in the same
+   * One round: record what finished while taking the lane's queued events (a backlog goes out in the same
    * round) and claiming what is due; the two touch different rows and run side by side on two of the
    * pool's connections. Webhook jobs are on the wire before the other queues are claimed. True when it
    * did any of that.
    */
   async function round(): Promise<boolean> {
     const [, claimed] = await Promise.all([flush(), (async () => {
-      let count = await dispatchAndClaim(maxClaimed - inFlight.size)
+      let count = await laneAndClaim(maxClaimed - inFlight.size)
       if (othersDue) {
         othersDue = false
         for (const queue of options.queues ?? []) count += await claimOthers(queue, maxClaimed - inFlight.size)

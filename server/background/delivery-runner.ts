@@ -8,7 +8,6 @@ import postgres from 'postgres'
 import { outboundFor } from '../lib/outbound.ts'
 import { describeError } from '../db/errors.ts'
 import { nextRestartDelay } from '../lib/restart.ts'
-import { subscribersFor } from '../events/subscribers.ts'
 import { sendWebhook } from '../modules/webhooks/send.ts'
 import type { BackgroundContext } from './context.ts'
 import { chatQueue } from './chat-queue.ts'
@@ -62,7 +61,6 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
   const readyWaiters: { resolve(): void; reject(error: Error): void }[] = []
   let isReady = false
 
-  const subscribers = subscribersFor(ctx.config)
   const startLoop = () => startDeliveryLoop({
     db: ctx.database.sql,
     owner,
@@ -79,7 +77,6 @@ export async function startWebhookRunner(ctx: BackgroundContext, options: Runner
     // PGlite runs one statement at a time: recording as attempts finish keeps rounds short.
     recordEach: !onPostgres,
     queues: [chatQueue(ctx, outbound, { baseUrl: ctx.config.baseUrl, retryScale, sentBy, log: ctx.log })],
-    subscribers,
   })
 
   /** Takes a new owner's lock and starts the loop under it; a failure (the database away) is tried again later. */

@@ -2,14 +2,15 @@
 // (a delivery loop, one per background worker) holds a session advisory lock on its owner number for
 // its lifetime, and a job's lease names that owner. A lease is live while its owner's lock is held and
 // its time has not run out, so a dead worker's claims are taken over at once and a silent one's after
-// LEASE_SECONDS. Feature modules build their claims on `leaseDue` / `claimDue` and never write leases themselves.
+// LEASE_SECONDS. Feature modules build their claims on `leaseDue` / `claimDue` and never write leases themselves;
+// the one other writer is the webhook lane's function (migration 0066), which leases what it inserts for LEASE_SECONDS.
 import { msFrom, sql, type SqlFragment, type SqlRunner } from '../db/sql-text.ts'
 import { announceWork, queueTransaction, type WorkQueue } from '../db/work.ts'
 
 /** First key of the two-key advisory locks that mark a live claimer (the second is its owner number). */
 export const LOCK_SPACE = 7_245_012
 /** A backstop: claims of a live owner that never reports back lapse after this. */
-const LEASE_SECONDS = 60
+export const LEASE_SECONDS = 60
 
 /** A random positive int4 naming one claimer (a delivery loop) for its lifetime. */
 export const newOwner = () => 1 + Math.floor(Math.random() * 0x7ffffffe)
@@ -64,31 +65,6 @@ export async function leaseDue<Row>(tx: SqlRunner, jobs: JobTable, owner: number
       from due where d.${target} = due.${target} and d.${event} = due.${event}
       returning ${returning}
     )
-    ${select ?? sql`select * from leased`}`)
-}
-
-/**
- * Inserts new jobs (the `targets[i]`, `events[i]` pairs, in order) with the first `room` of them leased to
- * `owner` already, in the caller's queue transaction, and answers `select` over the leased ones as `leaseDue`
- * does. A loop that fans out and claims in one transaction inserts this way instead of inserting and then
- * leasing: PostgreSQL checks the foreign keys of a row again when the transaction that inserted it updates
- * it, so the lease's update cost as much as the insert (BENCHMARKS.md, "Notes: the eighteenth session").
- * A pair already queued is left as it is, and not returned.
- */
-export async function insertLeased<Row>(tx: SqlRunner, jobs: JobTable, owner: number, room: number, targets: string[], events: string[], select?: SqlFragment): Promise<Row[]> {
-  const [target, event] = jobs.keys.map((name) => sql.raw(name))
-  const table = sql.raw(jobs.table)
-  const returning = sql.raw([...jobs.keys, ...jobs.returning, 'lease_owner'].join(', '))
-  const leased = sql`k.n <= ${room}::int`
-  return tx.rows<Row>(sql`
-    with inserted as (
-      insert into ${table} (${target}, ${event}, lease_owner, lease_until)
-      select k.target, k.event, case when ${leased} then ${owner}::int end,
-        case when ${leased} then now() + interval '${sql.raw(String(LEASE_SECONDS))} seconds' end
-      from unnest(${targets}::text[], ${events}::text[]) with ordinality as k(target, event, n)
-      on conflict do nothing
-      returning ${returning}
-    ), leased as (select * from inserted where lease_owner = ${owner}::int)
     ${select ?? sql`select * from leased`}`)
 }
 

@@ -77,8 +77,8 @@ async function start(config: Config & { secretKey: string }, driver: 'pglite' | 
     storage: createStorage(config),
   }
   let deliveries: Awaited<ReturnType<typeof startWebhookRunner>> | undefined
-  // While the delivery loop runs it fans events out and claims their deliveries in one transaction; the
-  // dispatcher covers while it is down.
+  // While the delivery loop runs it takes the webhook lane and claims the lane's deliveries in one transaction;
+  // the dispatcher covers the lane while it is down, and fans every event out to the other subscribers.
   const dispatcher = startEventDispatcher({ db: database.sql, log, listenForWork: database.listenForWork, subscribers: subscribersFor(config), handedOff: () => deliveries?.delivering() ?? false })
   const rare = { listen: database.listenForWork, runner: database.sql, onError: (error: unknown) => log.error('background probe', { error: String(error) }) }
   const mailer = lazyLoop({ ...rare, tables: ['notification_events', 'changelog_emails', 'subscriber_updates'], pending: PENDING_MAIL,

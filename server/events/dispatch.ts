@@ -1,7 +1,7 @@
 // Fan-out of queued outbox events to every subscriber, in one transaction per batch: the queue rows
 // are taken FOR UPDATE SKIP LOCKED and deleted in the same transaction, so any number of dispatchers
-// (processes, the delivery loop) run side by side and each event is fanned out once.
-// The loops that call it run in the background worker (server/background/dispatcher.ts and delivery-loop.ts).
+// (one per process) run side by side and each event is fanned out once. The loop that calls it runs in the
+// background worker (server/background/dispatcher.ts); webhooks take their events from a queue of their own.
 import { sql, type SqlRunner } from '../db/sql-text.ts'
 import { CACHED_PLANS, queueTransaction } from '../db/work.ts'
 import { workspacesOf, type OutboxEvent } from './outbox-event.ts'
@@ -24,12 +24,11 @@ const takeQueued = (limit: number) => sql`
   where id = any(array(select event_id from taken)) order by id`
 
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
-export async function dispatchEvents(db: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
+export function dispatchEvents(db: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
   return queueTransaction(db, (tx) => dispatchIn(tx, limit, subscribers))
 }
 
-/** `dispatchEvents` inside the caller's queue transaction (the delivery loop claims what it fanned out in the same one). */
-export async function dispatchIn(tx: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
+async function dispatchIn(tx: SqlRunner, limit: number, subscribers: readonly EventSubscriber[]): Promise<number> {
   // A queue row always has its event (the queue references events on delete cascade). The take is planned
   // for the queue's size today; the subscribers' statements after it read no queue and keep their plans
   // (the setting goes out behind the take, pipelined).

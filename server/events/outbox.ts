@@ -1,5 +1,6 @@
 // The outbox: every change writes its event here in its own transaction; a trigger queues it in
-// `event_dispatch`, and the dispatcher (dispatch.ts) hands it to every subscriber (subscribers.ts).
+// `event_dispatch`, and the dispatcher (dispatch.ts) hands it to every subscriber (subscribers.ts), and in
+// `webhook_dispatch` when an endpoint hears it, for the webhook lane (modules/webhooks/queue.ts).
 import { sql } from 'drizzle-orm'
 import type { Db, Tx } from '../db/client.ts'
 import { compiled } from '../db/compiled.ts'

@@ -3,11 +3,12 @@ import { Glob } from 'bun'
 import { eq, inArray, sql } from 'drizzle-orm'
 import { rowsOf } from '../../server/db/client.ts'
 import { sql as text, type SqlRunner } from '../../server/db/sql-text.ts'
-import { eventDispatch, events, notificationEvents, webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
+import { eventDispatch, events, notificationEvents, webhookDeliveries, webhookDispatch, webhooks } from '../../server/db/schema/index.ts'
 import { dispatchEvents } from '../../server/events/dispatch.ts'
 import type { EventSubscriber } from '../../server/events/subscriber.ts'
 import { SUBSCRIBERS } from '../../server/events/subscribers.ts'
 import { newId } from '../../server/lib/ids.ts'
+import { queueWebhookEvents } from '../../server/modules/webhooks/queue.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
 
@@ -33,23 +34,46 @@ async function newPost(title: string) {
 }
 
 describe('happy', () => {
-  test('webhooks, notifications, chat, post subscribers and duplicate checks are the subscribers, listed once', () => {
-    expect(SUBSCRIBERS.map((subscriber) => subscriber.name)).toEqual(['webhooks', 'notifications', 'chat', 'post-subscribers', 'duplicate-checks'])
+  test('notifications, chat, post subscribers and duplicate checks are the subscribers, listed once; webhooks have a lane of their own', () => {
+    expect(SUBSCRIBERS.map((subscriber) => subscriber.name)).toEqual(['notifications', 'chat', 'post-subscribers', 'duplicate-checks'])
   })
 
-  test('one dispatch hands a queued event to every subscriber in one transaction and dequeues it', async () => {
+  test('one dispatch hands a queued event to every subscriber in one transaction and dequeues it; the webhook lane takes it apart', async () => {
     const event = await newPost('Dispatched')
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(1)
+    expect(await h.db.select().from(webhookDispatch).where(eq(webhookDispatch.eventId, event.id))).toHaveLength(1)
     const seen: string[] = []
     const spy: EventSubscriber = { name: 'spy', fanOut: async (_tx, rows) => void seen.push(...rows.map((row) => row.id)) }
     expect(await dispatchEvents(h.database.sql, 500, [...SUBSCRIBERS, spy])).toBeGreaterThanOrEqual(1)
     expect(seen).toContain(event.id)
-    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toMatchObject([{ webhookId, status: 'pending' }])
     // The fixture's in-app subscription, and the owner's default daily e-mail digest.
     const notified = await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))
     expect(notified.map((row) => `${row.channel}/${row.digest ? 'daily' : 'instant'}/${row.eventType}`).sort()).toEqual(['email/daily/post.created', 'in_app/instant/post.created'])
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(0)
     expect(await dispatchEvents(h.database.sql)).toBe(0)
+    // The webhook's delivery is the lane's: still queued for it, and inserted (unleased, for a loop's claim) once taken.
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toEqual([])
+    expect(await queueWebhookEvents(h.database.sql, 500)).toBeGreaterThanOrEqual(1)
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toMatchObject([{ webhookId, status: 'pending', leaseOwner: null }])
+    expect(await h.db.select().from(webhookDispatch).where(eq(webhookDispatch.eventId, event.id))).toHaveLength(0)
+    expect(await queueWebhookEvents(h.database.sql, 500)).toBe(0)
+  })
+
+  test('an event is queued for the lane only when an enabled endpoint of its workspace hears its kind', async () => {
+    const [vote] = await h.db.insert(events).values({ id: newId('event'), workspaceId: ws.id, type: 'vote.created', data: { post: { id: 'post_none' } } }).returning()
+    expect(await h.db.select().from(webhookDispatch).where(eq(webhookDispatch.eventId, vote!.id))).toEqual([])
+    expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, vote!.id))).toHaveLength(1)
+    await h.db.update(webhooks).set({ enabled: false }).where(eq(webhooks.id, webhookId))
+    try {
+      const event = await newPost('No endpoint on')
+      expect(await h.db.select().from(webhookDispatch).where(eq(webhookDispatch.eventId, event.id))).toEqual([])
+    } finally {
+      await h.db.update(webhooks).set({ enabled: true }).where(eq(webhooks.id, webhookId))
+    }
+    const other = await workspaceFixture(h)
+    const [foreign] = await h.db.insert(events).values({ id: newId('event'), workspaceId: other.id, type: 'post.created', data: {} }).returning()
+    expect(await h.db.select().from(webhookDispatch).where(eq(webhookDispatch.eventId, foreign!.id))).toEqual([])
+    while (await dispatchEvents(h.database.sql));
   })
 })
 
@@ -89,15 +113,18 @@ describe('size', () => {
 })
 
 describe('errors', () => {
-  test('a failing subscriber rolls the whole batch back: nothing half-delivered, the event stays queued', async () => {
+  test('a failing subscriber rolls the whole batch back: nothing half-written, the event stays queued, and its webhook is not held back', async () => {
     const event = await newPost('Rolled back')
     const broken: EventSubscriber = { name: 'broken', fanOut: async () => { throw new Error('subscriber down') } }
     await expect(dispatchEvents(h.database.sql, 500, [...SUBSCRIBERS, broken])).rejects.toThrow('subscriber down')
-    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toHaveLength(0)
     expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toHaveLength(0)
     expect(await h.db.select().from(eventDispatch).where(eq(eventDispatch.eventId, event.id))).toHaveLength(1)
-    // The next dispatch delivers it once.
+    // The webhook lane is its own queue: the delivery goes ahead while the subscribers' batch waits.
+    expect(await queueWebhookEvents(h.database.sql, 500)).toBeGreaterThanOrEqual(1)
+    expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id))).toHaveLength(1)
+    // The next dispatch notifies once; the delivery is not written again.
     await dispatchEvents(h.database.sql)
+    expect(await h.db.select().from(notificationEvents).where(eq(notificationEvents.eventId, event.id))).toHaveLength(2)
     expect(await h.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.eventId, [event.id]))).toHaveLength(1)
   })
 })

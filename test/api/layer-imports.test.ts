@@ -63,6 +63,6 @@ describe('layers import one way', () => {
     // server/events/dispatch.ts imports subscribers.ts, which wires the modules' subscribers.
     const edges = await importEdges(['server/events/dispatch.ts'])
     const chains = forbiddenChains(edges, 'server/events/dispatch.ts', /^server\/modules\//)
-    expect(chains).toContain('server/events/dispatch.ts → server/events/subscribers.ts → server/modules/webhooks/subscriber.ts')
+    expect(chains).toContain('server/events/dispatch.ts → server/events/subscribers.ts → server/modules/notifications/fanout.ts')
   }, 30_000)
 })

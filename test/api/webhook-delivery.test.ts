@@ -2,14 +2,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { and, eq, isNotNull, sql } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { webhookDeliveries, webhooks } from '../../server/db/schema/index.ts'
-import { insertLeasedDeliveriesIn, RETRY_DELAYS_MS } from '../../server/modules/webhooks/queue.ts'
+import { RETRY_DELAYS_MS, takeWebhookEvents } from '../../server/modules/webhooks/queue.ts'
 import { sendWebhook } from '../../server/modules/webhooks/send.ts'
 import { createDns } from '../../server/lib/dns.ts'
 import { createOutbound } from '../../server/lib/outbound.ts'
 import { startEventDispatcher, type EventDispatcher } from '../../server/background/dispatcher.ts'
 import { startWebhookRunner, type WebhookRunner } from '../../server/background/delivery-runner.ts'
 import { openDatabase } from '../../server/db/client.ts'
-import { compileSql, sql as sqlText, type SqlRunner } from '../../server/db/sql-text.ts'
+import { compileSql, sql as sqlText, type SqlFragment, type SqlRunner } from '../../server/db/sql-text.ts'
 import { recordEvent } from '../../server/events/outbox.ts'
 import { boardFixture, workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { startHarness, type Harness } from '../helpers/harness.ts'
@@ -274,36 +274,35 @@ describe('bounds', () => {
   }
   const postsSent = (path: string) => receiver.to(path).map((hit) => JSON.parse(hit.body).data.post.id as string).sort()
 
+  /** The webhook lane's statement (queue.ts `takeWebhookEvents`): one statement in a transaction of its own. */
+  const isLane = (text: string) => text.includes('chorus_webhook_lane')
+
   /**
-   * The database's runner, showing each statement's text to `seen` and telling `fanOut` when a transaction
-   * starts fanning events out (it sends the take), before it commits (`committing` may throw to roll it back),
-   * and when it has ended.
+   * The database's runner, showing each statement's text to `seen` and telling `lane` when the loop sends a lane
+   * statement, before it answers (`answering` may throw: the statement is then rolled back, as if PostgreSQL had
+   * failed it), and when it has ended.
    */
-  function watched(seen: (text: string) => void, fanOut: { started?(): void; committing?(): void; ended?(): void } = {}): SqlRunner {
+  function watched(seen: (text: string) => void, lane: { started?(): void; answering?(): void; ended?(): void } = {}): SqlRunner {
     return {
-      rows: (statement) => (seen(compileSql(statement).text), h.database.sql.rows(statement)),
-      transaction: (work) => h.database.sql.transaction(async (tx) => {
-        let fansOut = false
-        const inside: SqlRunner = {
-          rows: (statement) => {
-            const { text } = compileSql(statement)
-            seen(text)
-            if (!fansOut && text.includes('delete from event_dispatch')) {
-              fansOut = true
-              fanOut.started?.()
-            }
-            return tx.rows(statement)
-          },
-          transaction: (inner) => tx.transaction(inner),
-        }
+      rows: async <Row,>(statement: SqlFragment) => {
+        const { text } = compileSql(statement)
+        seen(text)
+        if (!isLane(text)) return h.database.sql.rows<Row>(statement)
+        lane.started?.()
         try {
-          const result = await work(inside)
-          if (fansOut) fanOut.committing?.()
-          return result
+          return await h.database.sql.transaction(async (tx) => {
+            const rows = await tx.rows<Row>(statement)
+            lane.answering?.()
+            return rows
+          })
         } finally {
-          if (fansOut) fanOut.ended?.()
+          lane.ended?.()
         }
-      }),
+      },
+      transaction: (work) => h.database.sql.transaction(async (tx) => work({
+        rows: (statement) => (seen(compileSql(statement).text), tx.rows(statement)),
+        transaction: (inner) => tx.transaction(inner),
+      })),
     }
   }
 
@@ -346,19 +345,19 @@ describe('bounds', () => {
     receiver.respondWith(() => new Promise<Response>((resolve) => releases.push(() => resolve(new Response('ok')))))
     const { id } = await hook('/full')
     let gate: { entered(): void; open: Promise<void> } | undefined
-    // The loop's statements, with its next fan-out-and-claim transaction held before its commit when the test asks.
+    // The loop's statements, with its next lane statement's answer held when the test asks.
     const gated: SqlRunner = {
-      rows: (statement) => h.database.sql.rows(statement),
-      transaction: (work) => h.database.sql.transaction(async (tx) => {
-        const result = await work(tx)
+      rows: async <Row,>(statement: SqlFragment) => {
+        const rows = await h.database.sql.rows<Row>(statement)
         const held = gate
-        if (held && result && typeof result === 'object' && 'jobs' in result) {
+        if (held && isLane(compileSql(statement).text)) {
           gate = undefined
           held.entered()
           await held.open
         }
-        return result
-      }),
+        return rows
+      },
+      transaction: (work) => h.database.sql.transaction(work),
     }
     await runner.stop()
     await dispatcher.stop()
@@ -395,43 +394,51 @@ describe('bounds', () => {
     }
   }, 30_000)
 
-  // The loop's fan-out (leases.ts `insertLeased`): a delivery it has room for is inserted already leased, so it is
+  // The webhook lane (queue.ts `takeWebhookEvents` on leases.ts `insertLeased`): an event is queued for it only
+  // when an enabled endpoint hears its kind; a delivery the loop has room for is inserted already leased, so it is
   // never updated in the transaction that inserted it (PostgreSQL would check its foreign keys again). Checked
   // inside a transaction rolled back at the end, which the running loop never sees.
-  test('the fan-out inserts as many deliveries as it has room for leased to its loop, and leaves a queued one alone', async () => {
-    const { id, secret } = await hook('/leased-insert', ['post.created'])
+  test('the lane queues what an endpoint hears, inserts as many deliveries as it has room for leased to its loop, and takes an event once', async () => {
+    const { id, secret } = await hook('/leased-insert', ['comment.deleted'])
+    const off = await hook('/leased-off', ['comment.deleted'])
+    expect((await api.patch(`${base()}/${off.id}`, { enabled: false })).status).toBe(200)
     const eventIds = ['evt_leased_a', 'evt_leased_b', 'evt_leased_c']
     const rolledBack = new Error('rolled back')
     await expect(h.database.sql.transaction(async (tx) => {
       for (const eventId of eventIds) {
         await tx.rows(sqlText`insert into events (id, workspace_id, type, data) values (${eventId}, ${ws.id}, 'comment.deleted', ${JSON.stringify({ comment_id: eventId })}::jsonb)`)
       }
-      const deliveries = { webhookIds: eventIds.map(() => id), eventIds }
-      const jobs = await insertLeasedDeliveriesIn(tx, 4242, 2, deliveries, h.ctx.secrets)
+      // No endpoint of the workspace hears votes: the event is the other subscribers' only.
+      await tx.rows(sqlText`insert into events (id, workspace_id, type, data) values ('evt_leased_vote', ${ws.id}, 'vote.created', '{}'::jsonb)`)
+      const queued = await tx.rows<{ event_id: string }>(sqlText`select event_id from webhook_dispatch where event_id like 'evt_leased_%' order by event_id`)
+      expect(queued.map((row) => row.event_id)).toEqual(eventIds)
+      const { taken, jobs } = await takeWebhookEvents(tx, 4242, 2, 500, h.ctx.secrets)
+      expect(taken).toBeGreaterThanOrEqual(3)
       expect(jobs.map((job) => job.eventId)).toEqual(['evt_leased_a', 'evt_leased_b'])
       expect(jobs[0]).toMatchObject({ webhookId: id, eventType: 'comment.deleted', attempt: 1, manual: false, url: receiver.url('/leased-insert'), secrets: [secret] })
       expect(JSON.parse(jobs[0]!.body)).toMatchObject({ id: 'evt_leased_a', type: 'comment.deleted', workspace_id: ws.id, data: { comment_id: 'evt_leased_a' } })
-      const rows = await tx.rows<{ event_id: string; lease_owner: number | null; leased_a_minute: boolean | null; status: string; attempts: number }>(sqlText`
-        select event_id, lease_owner, lease_until > now() + interval '50 seconds' as leased_a_minute, status, attempts
-        from webhook_deliveries where webhook_id = ${id} order by event_id`)
+      const rows = await tx.rows<{ webhook_id: string; event_id: string; lease_owner: number | null; leased_a_minute: boolean | null; status: string; attempts: number }>(sqlText`
+        select webhook_id, event_id, lease_owner, lease_until > now() + interval '50 seconds' as leased_a_minute, status, attempts
+        from webhook_deliveries where event_id like 'evt_leased_%' order by event_id`)
+      // The disabled endpoint gets none.
       expect(rows).toEqual([
-        { event_id: 'evt_leased_a', lease_owner: 4242, leased_a_minute: true, status: 'pending', attempts: 0 },
-        { event_id: 'evt_leased_b', lease_owner: 4242, leased_a_minute: true, status: 'pending', attempts: 0 },
-        { event_id: 'evt_leased_c', lease_owner: null, leased_a_minute: null, status: 'pending', attempts: 0 },
+        { webhook_id: id, event_id: 'evt_leased_a', lease_owner: 4242, leased_a_minute: true, status: 'pending', attempts: 0 },
+        { webhook_id: id, event_id: 'evt_leased_b', lease_owner: 4242, leased_a_minute: true, status: 'pending', attempts: 0 },
+        { webhook_id: id, event_id: 'evt_leased_c', lease_owner: null, leased_a_minute: null, status: 'pending', attempts: 0 },
       ])
-      // Fanned out again (a batch dispatched twice): nothing new is leased, and the queued rows keep their leases.
-      expect(await insertLeasedDeliveriesIn(tx, 5353, 3, deliveries, h.ctx.secrets)).toEqual([])
-      expect((await tx.rows<{ owners: number[] }>(sqlText`select array_agg(coalesce(lease_owner, 0) order by event_id) as owners from webhook_deliveries where webhook_id = ${id}`))[0]!.owners)
-        .toEqual([4242, 4242, 0])
+      // Taken: the queue is empty, and a second lane finds nothing.
+      expect(await tx.rows(sqlText`select 1 from webhook_dispatch where event_id like 'evt_leased_%'`)).toEqual([])
+      expect(await takeWebhookEvents(tx, 5353, 3, 500, h.ctx.secrets)).toEqual({ taken: 0, jobs: [] })
+      // The other subscribers' queue still holds all four.
+      expect((await tx.rows(sqlText`select 1 from event_dispatch where event_id like 'evt_leased_%'`)).length).toBe(4)
       throw rolledBack
     })).rejects.toBe(rolledBack)
     expect(await h.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))).toEqual([])
   })
 
-  // A backlog is fanned out one transaction at a time: the post-subscription fan-out relies on event order
-  // within a loop (a vote subscribes before a later status change is queued), which two transactions side by
-  // side would break (tried: BENCHMARKS.md, "Notes: the eighteenth session").
-  test('a backlog of 1,300 events committed at once goes out exactly once, fanned out one transaction at a time', async () => {
+  // A backlog is taken off the webhook lane one transaction at a time (the dispatcher, stopped here, fans the
+  // same events out to the other subscribers in order, one transaction at a time, apart from this loop).
+  test('a backlog of 1,300 events committed at once goes out exactly once, taken one transaction at a time', async () => {
     const { id } = await hook('/backlog')
     let open = 0
     let mostOpen = 0
@@ -460,7 +467,7 @@ describe('bounds', () => {
         await newPost(`Skip the claim ${n}`)
         await receiver.waitFor('/skip-claim', n, 5000)
       }
-      const takes = statements.filter((text) => text.includes('delete from event_dispatch')).length
+      const takes = statements.filter(isLane).length
       const claims = statements.filter((text) => text.includes('for update of d skip locked')).length
       expect(takes).toBeGreaterThanOrEqual(5)
       // None, or the one a busy loop runs every 5 s (CLAIM_AT_LEAST_EVERY_MS) should a slow machine get there.
@@ -491,21 +498,21 @@ describe('bounds', () => {
     expect(Date.now() - started).toBeLessThan(12_000)
   }, 30_000)
 
-  // A fan-out that fails rolls back its leased inserts with the rest; its events are taken again a second later.
-  test('a fan-out that fails mid-backlog is taken again: every event goes out once', async () => {
+  // A lane statement that fails takes nothing: its leased inserts roll back with its take; its events are taken again a second later.
+  test('a lane statement that fails mid-backlog is taken again: every event goes out once', async () => {
     await hook('/failed-fan-out')
-    let fanOuts = 0
+    let lanes = 0
     let failed = false
-    const fanOut = {
-      started: () => void fanOuts++,
-      // The second fan-out of the backlog fails just before its commit.
-      committing: () => {
-        if (failed || fanOuts !== 2) return
+    const lane = {
+      started: () => void lanes++,
+      // The second lane statement of the backlog fails once it has run, and is rolled back.
+      answering: () => {
+        if (failed || lanes !== 2) return
         failed = true
-        throw new Error('injected fan-out failure')
+        throw new Error('injected lane failure')
       },
     }
-    await withRunner({ sql: watched(() => {}, fanOut) }, async () => {
+    await withRunner({ sql: watched(() => {}, lane) }, async () => {
       const ids = Array.from({ length: 1300 }, (_, n) => `post_failed_fan_out_${n}`)
       await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
       await eventually(() => receiver.to('/failed-fan-out').length >= ids.length, 20_000, 'every event delivered')

@@ -23,10 +23,19 @@ export const webhooks = pgTable('webhooks', {
 }, (table) => [index('webhooks_workspace_idx').on(table.workspaceId)])
 
 /**
- * Outbox events not yet fanned out to deliveries and notifications. A trigger on `events` inserts
+ * Outbox events not yet fanned out to the subscribers (notifications, chat, post subscribers, duplicate checks). A trigger on `events` inserts
  * here in the writer's transaction (migrations 0005, 0054), so no committed event can be missed.
  */
 export const eventDispatch = pgTable('event_dispatch', {
+  eventId: text('event_id').primaryKey().references(() => events.id, { onDelete: 'cascade' }),
+})
+
+/**
+ * Events queued for the webhook lane: those whose workspace had an enabled endpoint subscribed to their kind
+ * when they were written (the same trigger, migration 0066). The delivery loop takes them and inserts their
+ * deliveries (modules/webhooks/queue.ts `takeWebhookEvents`), apart from the other subscribers' fan-out.
+ */
+export const webhookDispatch = pgTable('webhook_dispatch', {
   eventId: text('event_id').primaryKey().references(() => events.id, { onDelete: 'cascade' }),
 })
 

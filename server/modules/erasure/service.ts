@@ -12,7 +12,7 @@ import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import {
   apiKeys, authTokens, comments, contactMessages, emailOutbox, eventDispatch, events, idempotencyKeys, members, notificationEvents,
-  posts, sessions, statusChanges, users, webhookDeliveries, webhooks, workspaces,
+  posts, sessions, statusChanges, users, webhookDeliveries, webhookDispatch, webhooks, workspaces,
 } from '../../db/schema/index.ts'
 import { conflict } from '../../errors.ts'
 import { deleteStoredFiles } from '../files/service.ts'
@@ -27,6 +27,7 @@ async function stopWorkspace(db: Db, workspaceId: string) {
     await tx.update(webhookDeliveries).set({ status: 'canceled', leaseOwner: null, leaseUntil: null, updatedAt: sql`now()` })
       .where(and(sql`${webhookDeliveries.webhookId} in ${workspaceWebhooks(workspaceId)}`, eq(webhookDeliveries.status, 'pending')))
     await tx.delete(eventDispatch).where(sql`${eventDispatch.eventId} in ${workspaceEvents(workspaceId)}`)
+    await tx.delete(webhookDispatch).where(sql`${webhookDispatch.eventId} in ${workspaceEvents(workspaceId)}`)
     await tx.update(notificationEvents).set({ emailStatus: 'failed', emailLeaseUntil: null })
       .where(and(eq(notificationEvents.workspaceId, workspaceId), eq(notificationEvents.emailStatus, 'pending')))
     await tx.update(apiKeys).set({ revokedAt: sql`now()` }).where(and(eq(apiKeys.workspaceId, workspaceId), isNull(apiKeys.revokedAt)))

@@ -1,7 +1,7 @@
-// The durable side of webhook delivery: its claim (on the shared lease, server/background/leases.ts) and
-// the outcome of each attempt (fan-out of outbox events into deliveries is subscriber.ts). Plain functions
-// over the database, run by the background worker's delivery loop (server/background/).
-import { insertLeased, leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
+// The durable side of webhook delivery: the webhook lane that turns queued events into deliveries, their
+// claim (both on the shared lease, server/background/leases.ts) and the outcome of each attempt. Plain
+// functions over the database, run by the background worker's delivery loop (server/background/).
+import { LEASE_SECONDS, leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { ASYNC_COMMIT } from '../../db/work.ts'
 import { newId } from '../../lib/ids.ts'
@@ -64,15 +64,31 @@ export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: num
 }
 
 /**
- * Inserts new deliveries with the first `room` of them leased to `owner`, inside the caller's queue transaction
- * (the delivery loop's fan-out), and returns those as jobs, as `claimDeliveriesIn` would have once they were in.
+ * The webhook lane (migration 0066): takes up to `limit` events off `webhook_dispatch` and inserts a delivery per
+ * enabled endpoint of the event's workspace subscribed to its kind, oldest event first, the first `room` of them
+ * leased to `owner`. One statement, in a transaction of its own: one round trip from an event's notification to
+ * its request. Answers how many events it took and the leased deliveries as jobs, as `claimDeliveriesIn` would
+ * have once they were in; the rest wait for a claim. An event whose endpoints were all turned off since it was
+ * queued gets none.
  */
-export async function insertLeasedDeliveriesIn(tx: SqlRunner, owner: number, room: number, deliveries: NewDeliveries, secrets: Sealer): Promise<DeliveryJob[]> {
-  return jobsOf(await insertLeased<ClaimedJob>(tx, WEBHOOK_JOBS, owner, room, deliveries.webhookIds, deliveries.eventIds, withEndpointAndEvent), secrets)
+export async function takeWebhookEvents(db: SqlRunner, owner: number, room: number, limit: number, secrets: Sealer): Promise<{ taken: number; jobs: DeliveryJob[] }> {
+  const rows = await laneStatement(db, owner, room, limit)
+  return { taken: rows[0]?.taken ?? 0, jobs: await jobsOf(rows.filter((row) => row.webhook_id !== null), secrets) }
 }
 
-/** Deliveries to queue: endpoint `webhookIds[i]` gets event `eventIds[i]`. */
-export interface NewDeliveries { webhookIds: string[]; eventIds: string[] }
+/**
+ * The webhook lane without a delivery loop to send (the dispatcher's, while no loop runs in its thread): the
+ * deliveries are inserted unleased, and their insert wakes whichever process's loop claims them. Returns the
+ * events taken.
+ */
+export async function queueWebhookEvents(db: SqlRunner, limit: number): Promise<number> {
+  return (await laneStatement(db, 0, 0, limit))[0]?.taken ?? 0
+}
+
+/** The lane (migration 0066's `chorus_webhook_lane`): the events taken, beside each leased delivery with what sending it needs (or nulls when none was leased). */
+function laneStatement(db: SqlRunner, owner: number, room: number, limit: number) {
+  return db.rows<ClaimedJob & { taken: number }>(sql`select * from chorus_webhook_lane(${owner}::int, ${room}::int, ${limit}::int, ${LEASE_SECONDS}::int)`)
+}
 
 function jobsOf(claimed: ClaimedJob[], secrets: Sealer): Promise<DeliveryJob[]> {
   // The current secret must open; a rotated-out one that cannot (rotated away from a damaged secret) is left out.

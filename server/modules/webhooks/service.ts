@@ -1,6 +1,6 @@
 import { and, desc, eq, sql } from 'drizzle-orm'
 import { runnerOf, type Db } from '../../db/client.ts'
-import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhooks } from '../../db/schema/index.ts'
+import { eventDispatch, events, webhookDeliveries, webhookDeliveryLogs, webhookDispatch, webhooks } from '../../db/schema/index.ts'
 import { announceWork } from '../../db/work.ts'
 import { conflict, invalid, notFound } from '../../errors.ts'
 import { newId } from '../../lib/ids.ts'
@@ -143,6 +143,7 @@ export async function sendTestEvent(db: Db, workspaceId: string, webhookId: stri
   await db.transaction(async (tx) => {
     await tx.insert(events).values({ id: eventId, workspaceId, type: TEST_EVENT_TYPE, data: { webhook_id: webhookId, message: 'A test event sent from Chorus. Answer 2xx to mark it delivered.' } })
     await tx.delete(eventDispatch).where(eq(eventDispatch.eventId, eventId))
+    await tx.delete(webhookDispatch).where(eq(webhookDispatch.eventId, eventId))
     await tx.insert(webhookDeliveries).values({ webhookId, eventId, status: 'pending', manual: true })
   })
   return { status: 'queued' as const, webhook_id: webhookId, event_id: eventId }
