@@ -394,7 +394,7 @@ describe('bounds', () => {
     }
   }, 30_000)
 
-  // The webhook lane (queue.ts `takeWebhookEvents` on leases.ts `insertLeased`): an event is queued for it only
+  // The webhook lane (queue.ts `takeWebhookEvents`, migration 0066): an event is queued for it only
   // when an enabled endpoint hears its kind; a delivery the loop has room for is inserted already leased, so it is
   // never updated in the transaction that inserted it (PostgreSQL would check its foreign keys again). Checked
   // inside a transaction rolled back at the end, which the running loop never sees.
