@@ -154,15 +154,29 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     }
   }
 
-  async function flush() {
+  /** The recording of finished attempts under way, if any: one at a time, and no round waits for it. */
+  let recording: Promise<void> | undefined
+
+  /**
+   * Records what has finished since the last recording, unless one is still under way (the next takes what
+   * finished meanwhile). A round does not wait for it: under load its transaction's four round trips took as
+   * long as the lane, and a new event's lane waited behind them.
+   */
+  function flush(): Promise<void> {
+    if (recording || !finished.length) return recording ?? Promise.resolve()
     const batch = finished
     finished = []
-    await record(batch)
+    const retries = batch.some(({ result }) => !result.success)
+    recording = record(batch).finally(async () => {
+      recording = undefined
+      // The loop may have gone to sleep meanwhile: a retry now scheduled changes when it must wake, and attempts
+      // that finished meanwhile wait to be recorded.
+      if (retries || finished.length) (await waking).wake()
+    })
+    return recording
   }
 
   async function record(batch: Attempt[]) {
-    // A failed attempt is retried later: the next due time changes.
-    if (batch.some(({ result }) => !result.success)) dueStale = true
     const settings = { retryScale: options.retryScale, sentBy: options.sentBy }
     try {
       await recordAttempts(db, owner, batch, settings)
@@ -173,6 +187,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
           log.error('webhook attempt not recorded', { webhook_id: attempt.job.webhookId, event_id: attempt.job.eventId, error: describeError(error) }))
       }
     }
+    // A failed attempt is retried later: the next due time changes, once its retry is written.
+    if (batch.some(({ result }) => !result.success)) dueStale = true
   }
 
   async function deliverOther(queue: DeliveryQueue, job: unknown) {
@@ -243,20 +259,17 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   /**
-   * One round: record what finished while taking the lane's queued events (a backlog goes out in the same
-   * round) and claiming what is due; the two touch different rows and run side by side on two of the
-   * pool's connections. Webhook jobs are on the wire before the other queues are claimed. True when it
-   * did any of that.
+   * One round: starts recording what finished (in the background: `flush`), takes the lane's queued events and
+   * claims what is due (a backlog goes out in the same round), then the other queues. Webhook jobs are on the
+   * wire before the other queues are claimed. True when it took or claimed anything.
    */
   async function round(): Promise<boolean> {
-    const [, claimed] = await Promise.all([flush(), (async () => {
-      let count = await laneAndClaim(maxClaimed - inFlight.size)
-      if (othersDue) {
-        othersDue = false
-        for (const queue of options.queues ?? []) count += await claimOthers(queue, maxClaimed - inFlight.size)
-      }
-      return count
-    })()])
+    void flush()
+    let claimed = await laneAndClaim(maxClaimed - inFlight.size)
+    if (othersDue) {
+      othersDue = false
+      for (const queue of options.queues ?? []) claimed += await claimOthers(queue, maxClaimed - inFlight.size)
+    }
     // Go straight on only with work known to be left; anything announced meanwhile has woken the waker.
     return claimed > 0 && (webhooksDue || othersDue || finished.length > 0)
   }
@@ -276,10 +289,11 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     if (full) webhooksDue = othersDue = deliveriesDue = true
     let othersAt = Infinity
     if (!full && (dueStale || performance.now() >= nextDueAt)) {
+      // Cleared before asking: a recording that ends during the question marks it stale again.
+      dueStale = false
       const { ms, othersInMs } = await idleMs()
       nextDueAt = performance.now() + ms
       othersAt = performance.now() + othersInMs
-      dueStale = false
     }
     await waker.sleep(full ? pollMs : Math.max(BUSY_PAUSE_MS, nextDueAt - performance.now()))
     const now = performance.now()
@@ -305,7 +319,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       if (!stopped && busy && inFlight.size >= maxSending / 4) await Bun.sleep(BUSY_PAUSE_MS)
     }
     await Promise.allSettled(inFlight)
-    await flush()
+    while (recording || finished.length) await flush()
     await waker.close()
     // Claims handed back are updates, which wake no loop: the other processes' loops are told, to take them now.
     for (const table of handedBack) await announceWork(db, table).catch(() => {})
