@@ -175,7 +175,7 @@ try {
       }
     }
     await writeSection('Webhooks: delivery latency at 500 events/s', [
-      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s (after ${warmupSeconds} s of the same load, not counted), to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, fan-out, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
+      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s (after ${warmupSeconds} s of the same load, not counted), to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, webhook lane, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
       '',
       '| deliverer | offered events/s | delivered | lost | duplicates | latency p50 | p99 | max |',
       '|---|---|---|---|---|---|---|---|',
