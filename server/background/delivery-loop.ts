@@ -219,7 +219,15 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   async function takeAndClaim(room: number, claim: boolean) {
     const lane = await takeWebhookEvents(db, owner, room, DISPATCH_LIMIT, options.secrets)
     const claimRoom = room - lane.jobs.length
-    const due = claim && claimRoom > 0 ? await queueTransaction(db, (tx) => claimDeliveriesIn(tx, owner, claimRoom, options.secrets)) : []
+    let due: DeliveryJob[] = []
+    try {
+      if (claim && claimRoom > 0) due = await queueTransaction(db, (tx) => claimDeliveriesIn(tx, owner, claimRoom, options.secrets))
+    } catch (error) {
+      // The lane's deliveries are leased to this loop and committed: they go out whatever became of the claim,
+      // which the next round runs again.
+      log.error('webhook claim', { error: describeError(error) })
+      deliveriesDue = true
+    }
     return { taken: lane.taken, claimed: due.length, claimRoom, jobs: [...lane.jobs, ...due] }
   }
 

@@ -26,9 +26,9 @@ export interface DispatcherOptions {
   /** How long after a wake-up or a busy round it waits before the next round (default GATHER_MS). */
   gatherMs?: number
   /**
-   * True while a delivery loop in the same thread takes the webhook lane itself (delivery-loop.ts: the lane
-   * and the claim in one transaction, woken by the same notifications): the dispatcher then leaves the lane
-   * to it, and takes it whenever that loop is down.
+   * True while a delivery loop in the same thread takes the webhook lane itself (delivery-loop.ts: its
+   * deliveries leased to the loop as they are inserted, woken by the same notifications): the dispatcher then
+   * leaves the lane to it, and takes it whenever that loop is down.
    */
   handedOff?(): boolean
 }
