@@ -9,7 +9,7 @@ import { describeError } from '../db/errors.ts'
 import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
 import { announceWork, IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker, type WorkQueue } from '../db/work.ts'
-import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, takeWebhookEvents, type Attempt } from '../modules/webhooks/queue.ts'
+import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, LANE_BATCH, takeWebhookEvents, type Attempt } from '../modules/webhooks/queue.ts'
 import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
 
 /**
@@ -79,8 +79,6 @@ const NOT_STARTED = new Error('the delivery loop stopped before this attempt sta
 const BUSY_PAUSE_MS = 5
 /** The longest a loop kept busy by new events goes without claiming queued deliveries (a dead process's leases). */
 const CLAIM_AT_LEAST_EVERY_MS = 5000
-/** Events the webhook lane takes per round (as many as the dispatcher's batch). */
-const DISPATCH_LIMIT = 500
 
 export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   const { db, owner, log } = options
@@ -217,7 +215,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
    * they left. The jobs are sent once both have committed.
    */
   async function takeAndClaim(room: number, claim: boolean) {
-    const lane = await takeWebhookEvents(db, owner, room, DISPATCH_LIMIT, options.secrets)
+    const lane = await takeWebhookEvents(db, owner, room, options.secrets)
     const claimRoom = room - lane.jobs.length
     let due: DeliveryJob[] = []
     try {
@@ -255,7 +253,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     // round's lane inserted beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
     // claim with no room left a burst's last events waiting for the idle backstop (30 s) once the attempts in
     // flight had finished: BENCHMARKS.md, "a burst stalled for the backstop".
-    if (taken >= DISPATCH_LIMIT || jobs.length >= room) webhooksDue = true
+    if (taken >= LANE_BATCH || jobs.length >= room) webhooksDue = true
     return taken + jobs.length
   }
 

@@ -35,8 +35,6 @@ export interface DispatcherOptions {
 
 /** Commits come in bursts: a short wait lets one transaction fan out the whole burst instead of one per commit. */
 const GATHER_MS = 5
-/** Events the dispatcher's webhook lane takes per round, as many as its fan-out. */
-const LANE_LIMIT = 500
 
 /** Dispatches in a loop until stopped: at once while there is work, else when an event commits. */
 export function startEventDispatcher(options: DispatcherOptions): EventDispatcher {
@@ -46,7 +44,7 @@ export function startEventDispatcher(options: DispatcherOptions): EventDispatche
       // The two queues are independent: a failing subscriber holds no webhook back, nor a failing lane a subscriber.
       const [fanOut, lane] = await Promise.allSettled([
         dispatchEvents(options.db, undefined, options.subscribers),
-        options.handedOff?.() ? 0 : queueWebhookEvents(options.db, LANE_LIMIT),
+        options.handedOff?.() ? 0 : queueWebhookEvents(options.db),
       ])
       for (const result of [fanOut, lane]) {
         if (result.status === 'fulfilled') dispatched += result.value

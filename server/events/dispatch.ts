@@ -25,20 +25,18 @@ const takeQueued = (limit: number) => sql`
 
 /** Hands up to `limit` queued events to every subscriber; returns how many were dispatched. */
 export function dispatchEvents(db: SqlRunner, limit = 500, subscribers: readonly EventSubscriber[] = SUBSCRIBERS): Promise<number> {
-  return queueTransaction(db, (tx) => dispatchIn(tx, limit, subscribers))
-}
-
-async function dispatchIn(tx: SqlRunner, limit: number, subscribers: readonly EventSubscriber[]): Promise<number> {
-  // A queue row always has its event (the queue references events on delete cascade). The take is planned
-  // for the queue's size today; the subscribers' statements after it read no queue and keep their plans
-  // (the setting goes out behind the take, pipelined).
-  const [rows] = await Promise.all([tx.rows<OutboxEvent>(takeQueued(limit)), tx.rows(CACHED_PLANS)])
-  if (!rows.length) return 0
-  const workspaceIds = workspacesOf(rows)
-  // Each subscriber writes its own tables: their statements go out side by side on the transaction's
-  // connection (pipelined), one round trip for all instead of one each. All settle before the first
-  // failure rolls the batch back.
-  const failed = (await Promise.allSettled(subscribers.map((subscriber) => subscriber.fanOut(tx, rows, workspaceIds)))).find((result) => result.status === 'rejected')
-  if (failed) throw failed.reason
-  return rows.length
+  return queueTransaction(db, async (tx) => {
+    // A queue row always has its event (the queue references events on delete cascade). The take is planned
+    // for the queue's size today; the subscribers' statements after it read no queue and keep their plans
+    // (the setting goes out behind the take, pipelined).
+    const [rows] = await Promise.all([tx.rows<OutboxEvent>(takeQueued(limit)), tx.rows(CACHED_PLANS)])
+    if (!rows.length) return 0
+    const workspaceIds = workspacesOf(rows)
+    // Each subscriber writes its own tables: their statements go out side by side on the transaction's
+    // connection (pipelined), one round trip for all instead of one each. All settle before the first
+    // failure rolls the batch back.
+    const failed = (await Promise.allSettled(subscribers.map((subscriber) => subscriber.fanOut(tx, rows, workspaceIds)))).find((result) => result.status === 'rejected')
+    if (failed) throw failed.reason
+    return rows.length
+  })
 }

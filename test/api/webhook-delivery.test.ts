@@ -412,7 +412,7 @@ describe('bounds', () => {
       await tx.rows(sqlText`insert into events (id, workspace_id, type, data) values ('evt_leased_vote', ${ws.id}, 'vote.created', '{}'::jsonb)`)
       const queued = await tx.rows<{ event_id: string }>(sqlText`select event_id from webhook_dispatch where event_id like 'evt_leased_%' order by event_id`)
       expect(queued.map((row) => row.event_id)).toEqual(eventIds)
-      const { taken, jobs } = await takeWebhookEvents(tx, 4242, 2, 500, h.ctx.secrets)
+      const { taken, jobs } = await takeWebhookEvents(tx, 4242, 2, h.ctx.secrets)
       expect(taken).toBeGreaterThanOrEqual(3)
       expect(jobs.map((job) => job.eventId)).toEqual(['evt_leased_a', 'evt_leased_b'])
       expect(jobs[0]).toMatchObject({ webhookId: id, eventType: 'comment.deleted', attempt: 1, manual: false, url: receiver.url('/leased-insert'), secrets: [secret] })
@@ -428,7 +428,7 @@ describe('bounds', () => {
       ])
       // Taken: the queue is empty, and a second lane finds nothing.
       expect(await tx.rows(sqlText`select 1 from webhook_dispatch where event_id like 'evt_leased_%'`)).toEqual([])
-      expect(await takeWebhookEvents(tx, 5353, 3, 500, h.ctx.secrets)).toEqual({ taken: 0, jobs: [] })
+      expect(await takeWebhookEvents(tx, 5353, 3, h.ctx.secrets)).toEqual({ taken: 0, jobs: [] })
       // The other subscribers' queue still holds all four.
       expect((await tx.rows(sqlText`select 1 from event_dispatch where event_id like 'evt_leased_%'`)).length).toBe(4)
       throw rolledBack

@@ -63,6 +63,9 @@ export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: num
   return jobsOf(await leaseDue<ClaimedJob>(tx, WEBHOOK_JOBS, owner, limit, withEndpointAndEvent), secrets)
 }
 
+/** Events one call of the webhook lane takes (as many as the dispatcher's batch). */
+export const LANE_BATCH = 500
+
 /**
  * The webhook lane (migration 0066): takes up to `limit` events off `webhook_dispatch` and inserts a delivery per
  * enabled endpoint of the event's workspace subscribed to its kind, oldest event first, the first `room` of them
@@ -71,7 +74,7 @@ export async function claimDeliveriesIn(tx: SqlRunner, owner: number, limit: num
  * have once they were in; the rest wait for a claim. An event whose endpoints were all turned off since it was
  * queued gets none.
  */
-export async function takeWebhookEvents(db: SqlRunner, owner: number, room: number, limit: number, secrets: Sealer): Promise<{ taken: number; jobs: DeliveryJob[] }> {
+export async function takeWebhookEvents(db: SqlRunner, owner: number, room: number, secrets: Sealer, limit = LANE_BATCH): Promise<{ taken: number; jobs: DeliveryJob[] }> {
   const rows = await laneStatement(db, owner, room, limit)
   return { taken: rows[0]?.taken ?? 0, jobs: await jobsOf(rows.filter((row) => row.webhook_id !== null), secrets) }
 }
@@ -81,7 +84,7 @@ export async function takeWebhookEvents(db: SqlRunner, owner: number, room: numb
  * deliveries are inserted unleased, and their insert wakes whichever process's loop claims them. Returns the
  * events taken.
  */
-export async function queueWebhookEvents(db: SqlRunner, limit: number): Promise<number> {
+export async function queueWebhookEvents(db: SqlRunner, limit = LANE_BATCH): Promise<number> {
   return (await laneStatement(db, 0, 0, limit))[0]?.taken ?? 0
 }
 
