@@ -1,5 +1,6 @@
 import type { Transporter } from 'nodemailer'
 import type { Config } from '../config.ts'
+import { ApiError, invalid } from '../errors.ts'
 import { sql, type SqlRunner } from '../db/sql-text.ts'
 import { newId } from './ids.ts'
 import { logHash, type Logger } from './log.ts'
@@ -53,17 +54,46 @@ export class MailNotStarted extends Error {
 export class MailSendError extends Error {
   readonly responseCode: number | undefined
   readonly unavailable: boolean
+  /** The server refused the recipient's address for good (a 5xx answer to RCPT TO: no such mailbox, not accepted here). */
+  readonly recipientRefused: boolean
+  /** The server's answer as it gave it, e.g. `550 5.1.1 No such user`, when it gave one. */
+  readonly reply: string | undefined
   constructor(cause: unknown) {
-    const { name, code, responseCode, message } = (cause ?? {}) as { name?: string; code?: string; responseCode?: number; message?: string }
+    const { name, code, responseCode, message, command, response } = (cause ?? {}) as { name?: string; code?: string; responseCode?: number; message?: string; command?: string; response?: string }
     super(`E-mail not sent: ${message ?? String(cause)}`, { cause })
     this.responseCode = responseCode
+    this.reply = typeof response === 'string' ? response.slice(0, 300) : undefined
+    this.recipientRefused = code === 'EENVELOPE' && command === 'RCPT TO' && typeof responseCode === 'number' && responseCode >= 500
     this.unavailable = name === 'AbortError' || ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EDNS'].includes(code ?? '')
       || (typeof responseCode === 'number' && responseCode >= 400 && responseCode < 500)
   }
 }
 
-/** Whether a request's e-mail failed for want of a mail server that answers: worth retrying shortly (503). */
-export const isMailServerUnavailable = (error: unknown) => error instanceof MailSendError && error.unavailable
+/**
+ * The answer to a request whose e-mail did not go out (docs/api.md#errors), for the errors plugin and the pages'
+ * forms: 503 with Retry-After when the server did not answer or said "try later" (4xx), 502 when it refused the
+ * message for good (5xx; its reply text stays in the log). Undefined for any other error.
+ */
+export function mailFailureError(error: unknown): ApiError | undefined {
+  if (!(error instanceof MailSendError)) return undefined
+  if (error.unavailable) return new ApiError('SERVICE_UNAVAILABLE', 'The e-mail could not be sent: the mail server did not answer; retry shortly', {}, { 'retry-after': '30' })
+  return new ApiError('UPSTREAM_ERROR', 'The e-mail could not be sent: the mail server refused it', { detail: `smtp ${error.responseCode ?? 'error'}` })
+}
+
+/**
+ * Sends a request's e-mail to an address the caller gave (a sign-in link, an invitation). When the mail server
+ * refuses that address for good, the caller's input is at fault: a 422 on `loc`, not a 502 (errors plugin).
+ */
+export async function sendToGivenAddress(mailer: Mailer, message: MailMessage, loc: (string | number)[]) {
+  try {
+    await mailer.send(message)
+  } catch (error) {
+    if (error instanceof MailSendError && error.recipientRefused) {
+      throw invalid(loc, `The mail server for this address refused it${error.reply ? ` (${error.reply})` : ''}: check the address`, 'value_error.email_refused')
+    }
+    throw error
+  }
+}
 
 /**
  * How many sends may be on the wire at once: nodemailer's pool (`pool=true`, `maxConnections`, default 5) queues

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts'
 import { ApiError, errorBody, type ErrorCode, type ValidationIssue } from '../errors.ts'
 import { describeError, isConnectionError } from '../db/errors.ts'
 import { setSecurityHeaders } from '../lib/http-headers.ts'
-import { isMailServerUnavailable } from '../lib/mail.ts'
+import { mailFailureError } from '../lib/mail.ts'
 import { allowedMethods, pathOf, requestIdOf } from './request.ts'
 
 const LOCATION: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header', cookie: 'cookie' }
@@ -86,12 +86,13 @@ export function errorHandler(ctx: AppContext) {
       case 'INVALID_COOKIE_SIGNATURE':
         return reply(401, 'UNAUTHENTICATED', 'Invalid cookie')
     }
-    // The request's e-mail (a sign-in link, a confirmation) could not go out now; asking again later may work. Checked
-    // first: a mail server's ETIMEDOUT is no database's.
-    if (isMailServerUnavailable(error)) {
-      ctx.log.warn('mail server unavailable', { request_id: requestId, error: describeError(error) })
-      headers['retry-after'] = '30'
-      return reply(503, 'SERVICE_UNAVAILABLE', 'The e-mail could not be sent: the mail server did not answer; retry shortly')
+    // The request's e-mail (a sign-in link, an invitation) did not go out: 503 when asking again later may work, 502 when
+    // the mail server refused it (lib/mail.ts). Checked first: a mail server's ETIMEDOUT is no database's.
+    const mailError = mailFailureError(error)
+    if (mailError) {
+      ctx.log.warn('e-mail not sent', { request_id: requestId, error: describeError(error) })
+      Object.assign(headers, mailError.headers)
+      return reply(mailError.status, mailError.code, mailError.message, mailError.message, mailError.extra)
     }
     // The database went away (restart, failover): the request may be retried once it is back.
     if (isConnectionError(error)) {

@@ -15,13 +15,15 @@ const decodeQuotedPrintable = (raw: string) =>
  * A real SMTP server (the `smtp-server` package) on a random loopback port that keeps what it receives.
  * `reject`: recipients it refuses with a permanent 550, as a mailbox that does not exist (a bounce).
  * `stalled`: recipients whose message it reads to the end and then never answers, as a server that hangs;
- * `slow`: recipients whose message it answers (and keeps) only after that many milliseconds.
+ * `slow`: recipients whose message it answers (and keeps) only after that many milliseconds;
+ * `refused`: recipients whose message it reads to the end and then refuses for good (554, as a spam filter does).
  */
 export async function startSmtp(options: { reject?: (address: string) => boolean } = {}) {
   const inbox: ReceivedMail[] = []
   const waiters: (() => void)[] = []
   const stalled = new Set<string>()
   const slow = new Map<string, number>()
+  const refused = new Set<string>()
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -38,6 +40,7 @@ export async function startSmtp(options: { reject?: (address: string) => boolean
       stream.on('end', () => {
         const to = session.envelope.rcptTo.map((r) => r.address)
         if (to.some((address) => stalled.has(address))) return
+        if (to.some((address) => refused.has(address))) return callback(Object.assign(new Error('5.7.1 Message refused as spam'), { responseCode: 554 }))
         setTimeout(() => {
           inbox.push({ to, raw, decoded: decodeQuotedPrintable(raw) })
           waiters.splice(0).forEach((wake) => wake())
@@ -55,6 +58,7 @@ export async function startSmtp(options: { reject?: (address: string) => boolean
     inbox,
     stalled,
     slow,
+    refused,
     /** Resolves with the first message to `address` that arrives (or has arrived). */
     async waitFor(address: string, timeoutMs = 5000): Promise<ReceivedMail> {
       const deadline = Date.now() + timeoutMs

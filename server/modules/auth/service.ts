@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import { authTokens, refreshTokens, sessions, users } from '../../db/schema/index.ts'
 import { ApiError } from '../../errors.ts'
+import { sendToGivenAddress, type MailMessage } from '../../lib/mail.ts'
 import { randomToken, sha256Hex } from '../../lib/secrets.ts'
 import { newId } from '../../lib/ids.ts'
 import { signJwt } from '../../lib/jwt.ts'
@@ -55,6 +56,24 @@ export async function consumeAuthToken(db: Db, purpose: AuthTokenPurpose, token:
     .where(and(eq(authTokens.tokenHash, await sha256Hex(token)), eq(authTokens.purpose, purpose), isNull(authTokens.usedAt), gt(authTokens.expiresAt, sql`now()`)))
     .returning()
   return row ?? null
+}
+
+/**
+ * Sends a link's e-mail; when it does not go out (the mail server refused the address, 422, or did not answer,
+ * 503), its token is deleted, so no live link stays behind for a message nobody received. The account
+ * `findOrCreateUser` made stays: it holds nothing until someone signs in, and the next request finds it.
+ */
+async function mailToken(ctx: AppContext, token: string, message: MailMessage, loc: (string | number)[]) {
+  try {
+    await sendToGivenAddress(ctx.mail, message, loc)
+  } catch (error) {
+    await deleteAuthToken(ctx.db, token)
+    throw error
+  }
+}
+
+export async function deleteAuthToken(db: Db, token: string) {
+  await db.delete(authTokens).where(eq(authTokens.tokenHash, await sha256Hex(token)))
 }
 
 export async function findOrCreateUser(db: Db, email: string) {
@@ -152,11 +171,12 @@ export function linkTo(ctx: AppContext, path: string, params: Record<string, str
 export async function sendVerificationEmail(ctx: AppContext, user: { id: string; email: string }) {
   const token = await createAuthToken(ctx.db, { purpose: 'verify_email', email: user.email, userId: user.id })
   const link = linkTo(ctx, 'verify-email', { token })
-  await ctx.mail.send({
+  // The address is the signed-in user's own (`user.email`), not one in the request's body.
+  await mailToken(ctx, token, {
     to: user.email,
     subject: 'Confirm your e-mail address for Chorus',
     text: `Confirm your e-mail address by opening this link within 24 hours:\n\n${link}\n`,
-  })
+  }, ['user', 'email'])
 }
 
 /** Creates the account when the address is new and e-mails a 15-minute single-use link (docs/api.md#credentials). */
@@ -165,12 +185,12 @@ export async function requestMagicLink(ctx: AppContext, input: { email: string; 
   const user = await findOrCreateUser(ctx.db, email)
   const token = await createAuthToken(ctx.db, { purpose: 'magic_link', email, userId: user.id, data: { redirect_to: input.redirect_to ?? '/dashboard' } })
   const link = linkTo(ctx, 'auth/magic-link', { token })
-  await ctx.mail.send({
+  await mailToken(ctx, token, {
     to: email,
     subject: 'Your Chorus sign-in link',
     text: `Sign in to Chorus by opening this link within 15 minutes. It works once.\n\n${link}\n\nIf you did not ask for it, ignore this e-mail.`,
     html: `<p>Sign in to Chorus by opening this link within 15 minutes. It works once.</p><p><a href="${link}">Sign in to Chorus</a></p><p>If you did not ask for it, ignore this e-mail.</p>`,
-  })
+  }, ['body', 'email'])
 }
 
 /** Consumes the link, marks the address verified (the link proved it) and starts a session. */

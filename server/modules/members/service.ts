@@ -3,9 +3,9 @@ import type { AppContext } from '../../context.ts'
 import type { Db } from '../../db/client.ts'
 import { members, users, workspaces, type Role } from '../../db/schema/index.ts'
 import { ApiError, conflict, forbidden, notFound } from '../../errors.ts'
-import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { sendToGivenAddress, withWorkspaceLogo } from '../../lib/mail.ts'
 import type { Member, Workspace } from '../../plugins/credentials.ts'
-import { consumeAuthToken, createAuthToken, findOrCreateUser, issueSession, linkTo, normalizeEmail } from '../auth/service.ts'
+import { consumeAuthToken, createAuthToken, deleteAuthToken, findOrCreateUser, issueSession, linkTo, normalizeEmail } from '../auth/service.ts'
 import { fileUrl } from '../files/model.ts'
 import { revokeMemberGrants } from '../oauth/grants.ts'
 import type { MemberRow } from './model.ts'
@@ -38,12 +38,22 @@ export async function inviteMember(ctx: AppContext, workspace: Workspace, invite
     .onConflictDoUpdate({ target: [members.workspaceId, members.userId], set: values })
   const token = await createAuthToken(ctx.db, { purpose: 'invitation', email, userId: user.id, data: { workspace_id: workspace.id } })
   const link = linkTo(ctx, 'accept-invite', { token, workspace: workspace.slug })
-  await ctx.mail.send(withWorkspaceLogo({
-    to: email,
-    subject: `You are invited to ${workspace.name} on Chorus`,
-    text: `You have been invited to join ${workspace.name} on Chorus as ${input.role}. Accept within 7 days:\n\n${link}\n`,
-    workspaceId: workspace.id,
-  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }))
+  try {
+    await sendToGivenAddress(ctx.mail, withWorkspaceLogo({
+      to: email,
+      subject: `You are invited to ${workspace.name} on Chorus`,
+      text: `You have been invited to join ${workspace.name} on Chorus as ${input.role}. Accept within 7 days:\n\n${link}\n`,
+      workspaceId: workspace.id,
+    }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), ['body', 'email'])
+  } catch (error) {
+    // Not sent (refused, 422; no mail server, 503): the members list shows no invitation nobody received. A
+    // re-invitation gets its earlier one back, whose link (sent before) still works.
+    await deleteAuthToken(ctx.db, token)
+    const pending = and(eq(members.workspaceId, workspace.id), eq(members.userId, user.id), eq(members.status, 'pending'))
+    if (existing) await ctx.db.update(members).set({ role: existing.role, status: existing.status, invitedBy: existing.invitedBy, invitedAt: existing.invitedAt }).where(pending)
+    else await ctx.db.delete(members).where(pending)
+    throw error
+  }
   return getMember(ctx.db, workspace.id, user.id)
 }
 

@@ -28,6 +28,9 @@ const ERRORS: Record<string, string> = {
   invalid_invitation: 'This invitation link is invalid, expired or already used. Ask the workspace admin for a new one.',
   invalid_name: 'Enter your name (at most 100 characters).',
   rate_limited: 'Too many attempts. Wait a few minutes and try again.',
+  email_refused: 'The mail server for this address refused the e-mail. Check the address, or use another one.',
+  mail_refused: 'The e-mail could not be sent: our mail server refused it. Try again later or use another sign-in method.',
+  mail_unavailable: 'The e-mail could not be sent just now. Try again in a minute.',
 }
 const errorText = (code: string) => ERRORS[code] ?? 'Sign-in did not complete. Please try again.'
 

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../../../context.ts'
 import { ApiError, notFound } from '../../../errors.ts'
 import { html } from '../../../lib/html.ts'
+import { mailFailureError } from '../../../lib/mail.ts'
 import { changeRole, inviteMember, listMembers, removeMember } from '../../members/service.ts'
 import { seeOther, type WorkspaceViewer } from '../context.ts'
 import { dashboardGuards, requireRole, text, withNotice, type Form } from '../guard.ts'
@@ -32,8 +33,10 @@ export const membersSettings = (ctx: AppContext) => {
   const act = (run: (viewer: WorkspaceViewer, userId: string, body: Form) => Promise<string>) => inWorkspace(async (viewer, { params, body }) => {
     try {
       return seeOther(withNotice(path(viewer), await run(viewer, params.user_id!, body)))
-    } catch (error) {
-      if (!isFormError(error)) throw error
+    } catch (thrown) {
+      // An invitation's e-mail that did not go out is told in the form, as the API tells it (502/503).
+      const error = mailFailureError(thrown) ?? thrown
+      if (!isFormError(error)) throw thrown
       return render(viewer, { error: messageOf(error), status: error.status })
     }
   })
@@ -53,8 +56,9 @@ export const membersSettings = (ctx: AppContext) => {
         if (!ROLES.includes(typed.role as never)) throw new ApiError('VALIDATION_ERROR', 'Choose the role: member or admin.')
         await inviteMember(ctx, viewer.workspace, viewer.session.user.id, { email: typed.email, role: typed.role as 'admin' | 'member' })
         return seeOther(withNotice(path(viewer), `Invitation sent to ${typed.email}`))
-      } catch (error) {
-        if (!isFormError(error)) throw error
+      } catch (thrown) {
+        const error = mailFailureError(thrown) ?? thrown
+        if (!isFormError(error)) throw thrown
         return render(viewer, { error: messageOf(error), status: error.status, typed })
       }
     }), urlencoded)
