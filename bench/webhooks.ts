@@ -5,11 +5,12 @@
 //               latency from the commit returning to the request reaching the receiver.
 //   throughput: the deliverer warmed the same way, then frozen (SIGSTOP) while a backlog of BENCH_BACKLOG
 //               (30,000) events is committed, then resumed: deliveries per second from the first receipt to the last.
-//   isolation:  Chorus only: latency at BENCH_ISOLATION_RATE (100/s) idle, then again while its main thread is
+//   isolation:  latency at BENCH_ISOLATION_RATE (100/s) idle, then again while Chorus's main thread is
 //               saturated by the posts list (bench/open-loop.ts offering far more than it serves, 50 in flight,
 //               on core 1 at nice 19, BENCH_LOAD_NICE); the background worker thread should keep delivering at
 //               about its idle latency. The worker thread is moved to core 1 (BENCH_ISOLATION_WORKER_CORE=0 keeps
-//               it beside the main thread).
+//               it beside the main thread). The raw deliverer runs on the worker's core beside it and is measured
+//               the same way after Chorus: the load's cost to any deliverer on this machine.
 // Both count every event received, lost and received twice. Chorus runs one process (WEB_CONCURRENCY=1)
 // with one endpoint subscribed, so each event is one delivery.
 // Usage: npm run bench:webhooks   (needs taskset and a Postgres at BENCH_POSTGRES_URL).
@@ -67,11 +68,11 @@ const receiver = Bun.serve({
 })
 const reset = () => { received = new Map(); duplicates = 0 }
 
-/** Starts the Chorus server or the raw deliverer on core 0; resolves once it is ready to deliver. */
-async function startDeliverer(kind: 'chorus' | 'raw') {
+/** Starts the Chorus server or the raw deliverer on `core` (0); resolves once it is ready to deliver. */
+async function startDeliverer(kind: 'chorus' | 'raw', core = '0') {
   const command = kind === 'chorus' ? ['bun', 'server/index.ts'] : ['bun', 'bench/raw-webhooks.ts']
   const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
-  const child = Bun.spawn(['taskset', '-c', '0', ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn(['taskset', '-c', core, ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
   let output = ''
   const ready = kind === 'chorus' ? 'webhook delivery ready' : 'raw webhooks ready'
@@ -235,40 +236,51 @@ try {
       select 'post_iso' || g, ${workspace.id}, ${boardId}, 'Isolation ' || g, 'A post to list.', (select id from statuses where workspace_id = ${workspace.id} order by position limit 1), 'Bench', now() - g * interval '1 minute', now() - g * interval '1 minute'
       from generate_series(1, 200) g`
     const { secret: key } = await createApiKey(database.db, workspace.id, (await findOrCreateUser(database.db, 'bench@example.com')).id, { name: 'bench', scopes: ['posts:read'] })
-    const latencyAt = async (perSecond: number) => {
+    const latencyAt = async (perSecond: number, kind: 'chorus' | 'raw' = 'chorus') => {
       reset()
-      const { committed } = await offer(commits.chorus, perSecond * seconds, perSecond)
+      const { committed } = await offer(commits[kind], perSecond * seconds, perSecond)
       const lost = await waitForAll(committed.keys(), committed.size)
       const latencies = [...committed].map(([id, at]) => Math.max(0, (received.get(id) ?? Number.NaN) - at)).filter(Number.isFinite).sort((a, b) => a - b)
       return { delivered: latencies.length, lost, duplicates, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
     }
     const deliverer = await startDeliverer('chorus')
+    // The machine's share of the growth: the raw deliverer, a process of its own on the worker thread's core that
+    // shares nothing with the server, measured idle and under the same load right after Chorus.
+    let rawDeliverer: Awaited<ReturnType<typeof startDeliverer>> | undefined
     try {
       const workerCore = pinWorkerThread(deliverer.pid)
-      reset()
-      const warm = await offer(commits.chorus, rate * warmupSeconds)
-      await waitForAll(warm.committed.keys(), warm.committed.size)
+      rawDeliverer = await startDeliverer('raw', workerCore)
+      for (const kind of kinds) {
+        reset()
+        const warm = await offer(commits[kind], rate * warmupSeconds)
+        await waitForAll(warm.committed.keys(), warm.committed.size)
+      }
       const idle = await latencyAt(isolationRate)
+      const rawIdle = await latencyAt(isolationRate, 'raw')
       // More lists offered than one thread serves here (~1,000-2,000/s), 50 in flight: the main thread is saturated throughout.
       // The load generator stands in for clients on other machines: at nice 19 (BENCH_LOAD_NICE) it still offers
       // the same lists (its achieved rate is reported) but no longer preempts the worker thread on their shared core.
-      const load = Bun.spawn(['nice', '-n', process.env.BENCH_LOAD_NICE ?? '19', 'taskset', '-c', '1', 'bun', 'bench/open-loop.ts', JSON.stringify({ url: `http://127.0.0.1:${deliverer.port}/api/v1/boards/ideas/posts?per_page=20&sort=top`, headers: { authorization: `Bearer ${key}` }, rate: 3000, seconds: seconds + 4, connections: 50 })], { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' })
+      const load = Bun.spawn(['nice', '-n', process.env.BENCH_LOAD_NICE ?? '19', 'taskset', '-c', '1', 'bun', 'bench/open-loop.ts', JSON.stringify({ url: `http://127.0.0.1:${deliverer.port}/api/v1/boards/ideas/posts?per_page=20&sort=top`, headers: { authorization: `Bearer ${key}` }, rate: 3000, seconds: 2 * seconds + 6, connections: 50 })], { cwd: ROOT, stdout: 'pipe', stderr: 'inherit' })
       await Bun.sleep(2000)
       const busy = await latencyAt(isolationRate)
+      const rawBusy = await latencyAt(isolationRate, 'raw')
       const listed = JSON.parse((await new Response(load.stdout).text()).trim().split('\n').at(-1)!) as OpenLoopResult
-      console.log({ idle, busy, listed })
-      const row = (label: string, r: typeof idle) => `| ${label} | ${r.delivered} | ${r.lost} | ${r.duplicates} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms |`
+      console.log({ idle, busy, rawIdle, rawBusy, listed })
+      const row = (deliverer: string, label: string, r: typeof idle) => `| ${deliverer} | ${label} | ${r.delivered} | ${r.lost} | ${r.duplicates} | ${r.p50.toFixed(1)} ms | ${r.p99.toFixed(1)} ms |`
       await writeSection('Webhooks: isolation from the main thread', [
-        `One \`bun server/index.ts\` (PostgreSQL), its main thread on core 0 and its background worker thread on core ${workerCore} (BENCH_ISOLATION_WORKER_CORE; with both on core 0 the saturated main thread takes half the worker's core, which measures CPU share, not the threads' isolation); events committed at ${isolationRate}/s for ${seconds} s, first with the server idle, then while bench/open-loop.ts (core 1 at nice ${process.env.BENCH_LOAD_NICE ?? '19'}, 50 in flight, 3,000 lists/s offered: beyond what the process serves) keeps its main thread saturated with \`GET /boards/ideas/posts?per_page=20&sort=top\` (200 posts): it completed ${listed.completed} lists at ${listed.achieved.toFixed(0)}/s over its run. Delivery runs in the background worker thread. Goal: p99 under load within 2× idle.`,
+        `One \`bun server/index.ts\` (PostgreSQL), its main thread on core 0 and its background worker thread on core ${workerCore} (BENCH_ISOLATION_WORKER_CORE; with both on core 0 the saturated main thread takes half the worker's core, which measures CPU share, not the threads' isolation); events committed at ${isolationRate}/s for ${seconds} s, first with the server idle, then while bench/open-loop.ts (core 1 at nice ${process.env.BENCH_LOAD_NICE ?? '19'}, 50 in flight, 3,000 lists/s offered: beyond what the process serves) keeps its main thread saturated with \`GET /boards/ideas/posts?per_page=20&sort=top\` (200 posts): it completed ${listed.completed} lists at ${listed.achieved.toFixed(0)}/s over its run. Delivery runs in the background worker thread. The raw baseline (bench/raw-webhooks.ts, a process of its own on core ${workerCore}, sharing nothing with the server) is measured the same way right after Chorus, idle and under the same load: its growth is what the load costs any deliverer on this machine (the list's PostgreSQL backends take both cores), not what sharing a process with the main thread costs. Goal: p99 under load within 2× idle.`,
         '',
-        '| main thread | delivered | lost | duplicates | latency p50 | p99 |',
-        '|---|---|---|---|---|---|',
-        row('idle', idle),
-        row('saturated by the posts list', busy),
+        '| deliverer | server\'s main thread | delivered | lost | duplicates | latency p50 | p99 |',
+        '|---|---|---|---|---|---|---|',
+        row('Chorus', 'idle', idle),
+        row('Chorus', 'saturated by the posts list', busy),
+        row('raw baseline', 'idle', rawIdle),
+        row('raw baseline', 'saturated by the posts list', rawBusy),
         '',
-        `Ratio of the p99s: ${(busy.p99 / idle.p99).toFixed(2)}×.`,
+        `Ratio of the p99s: Chorus ${(busy.p99 / idle.p99).toFixed(2)}×, raw baseline ${(rawBusy.p99 / rawIdle.p99).toFixed(2)}×.`,
       ])
     } finally {
+      await rawDeliverer?.stop()
       await deliverer.stop()
     }
   }
