@@ -4,7 +4,7 @@
 // no live sign-in or invitation link, no pending invitation. (A server that does not answer is 503: mail-timeout.test.ts.)
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { authTokens, members, users } from '../../server/db/schema/index.ts'
+import { authTokens, endUsers, members, users, visitorConfirmations } from '../../server/db/schema/index.ts'
 import { workspaceFixture, type WorkspaceFixture } from '../helpers/fixtures.ts'
 import { BASE, startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { signIn } from '../helpers/session.ts'
@@ -89,6 +89,20 @@ describe('errors', () => {
     const accepted = await h.client().post('/api/v1/auth/accept-invite', { token: firstLink, name: 'Reinvited' })
     expect(accepted.status).toBe(200)
     expect(await memberRow(email)).toMatchObject({ status: 'active', role: 'member' })
+  })
+
+  test("a widget visitor's claim for a refused address is 422 on body.email, and leaves no live confirmation link", async () => {
+    const email = `nobody-visitor-${ws.slug}@example.com`
+    const refused = await h.client().post(`/api/v1/public/${ws.slug}/visitors`, { email })
+    expect(refused.status).toBe(422)
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'email'], type: 'value_error.email_refused' })
+    const confirmations = await h.db.select({ id: visitorConfirmations.id }).from(visitorConfirmations)
+      .innerJoin(endUsers, eq(endUsers.id, visitorConfirmations.endUserId)).where(eq(endUsers.email, email))
+    expect(confirmations).toEqual([])
+    // An address that takes mail gets its claim, as before.
+    const taken = await h.client().post(`/api/v1/public/${ws.slug}/visitors`, { email: `visitor-${ws.slug}@example.com` })
+    expect(taken.status).toBe(202)
+    expect((await smtp.waitFor(`visitor-${ws.slug}@example.com`)).decoded).toContain('confirm')
   })
 
   test("the verification e-mail to the signed-in user's refused address is 422 on user.email", async () => {

@@ -36,7 +36,7 @@ export const visitorsModule = (ctx: AppContext) =>
         description: [
           'For an anonymous visitor whose address is confirmed and who wants to act as themselves on this device (an anonymous write naming it without its session writes as an address-less stand-in), or whose unconfirmed session ended because the address was confirmed elsewhere. Anonymous writes start the same kind of claim themselves (`Chorus-Claim-Id`).',
           'Sends an e-mail with a one-click link (valid 7 days, single use) and answers 202 with a secret `claim_id` to poll for one hour with GET /public/{workspace_slug}/visitors/{claim_id}.',
-          'An unknown address creates the (unverified) identity. The answer is the same whatever the address, so it tells nothing about who wrote before.',
+          'An unknown address creates the (unverified) identity. The answer is the same whatever the address, so it tells nothing about who wrote before. When the e-mail does not go out no link stays live: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a refused message 502 UPSTREAM_ERROR, a mail server that does not answer 503.',
           'Limited to 10 an hour per IP and 3 an hour per address (429 with Retry-After). CORS: any origin.',
         ].join(' '),
       },

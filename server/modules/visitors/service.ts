@@ -4,7 +4,7 @@ import { endUsers, visitorConfirmations, type workspaces } from '../../db/schema
 import { ApiError } from '../../errors.ts'
 import { describeError } from '../../db/errors.ts'
 import { newId } from '../../lib/ids.ts'
-import { withWorkspaceLogo } from '../../lib/mail.ts'
+import { sendToGivenAddress, withWorkspaceLogo } from '../../lib/mail.ts'
 import { randomToken, sha256Hex } from '../../lib/secrets.ts'
 import { endUserByEmail } from '../../identity/end-users.ts'
 import { CLAIM_EXPIRES_HEADER, CLAIM_ID_HEADER, SESSION_EXPIRES_HEADER, SESSION_TOKEN_HEADER, type EndUserContext } from '../../plugins/end-user-writer.ts'
@@ -30,8 +30,9 @@ async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: 
   const token = randomToken()
   const claimId = claim ? randomToken() : null
   const now = Date.now()
+  const confirmationId = newId('visitorConfirmation')
   await ctx.db.insert(visitorConfirmations).values({
-    id: newId('visitorConfirmation'),
+    id: confirmationId,
     workspaceId: workspace.id,
     endUserId: endUser.id,
     tokenHash: await sha256Hex(token),
@@ -41,14 +42,19 @@ async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: 
   })
   const sender = await senderFor(ctx.db, ctx.secrets, workspace.id, workspace.name)
   const link = confirmLink(ctx, workspace.slug, token)
-  await ctx.mail.send(withWorkspaceLogo({
+  // An address the mail server refuses is the caller's 422 on body.email (POST /visitors); a link that did not go
+  // out is not left live.
+  await sendToGivenAddress(ctx.mail, withWorkspaceLogo({
     to: endUser.email!,
     subject: `Confirm your e-mail address for ${workspace.name}`,
     text: `You (or someone using your address) gave feedback to ${workspace.name}.\n\nIf it was you, open this link: it confirms your address and signs you in on the device you wrote from: ${link}\n\nThe link works once and expires in 7 days. If it was not you, ignore this e-mail: nothing is done in your name.\n`,
     ...(sender ?? {}),
     workspaceId: workspace.id,
     headers: { 'Auto-Submitted': 'auto-generated' },
-  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }))
+  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), ['body', 'email']).catch(async (error) => {
+    await ctx.db.delete(visitorConfirmations).where(eq(visitorConfirmations.id, confirmationId))
+    throw error
+  })
   return claimId
 }
 
