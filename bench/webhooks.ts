@@ -1,4 +1,5 @@
-// Webhook delivery, Chorus beside the raw baseline (bench/raw-webhooks.ts) in one run, on a fresh local
+// Webhook delivery, Chorus beside two baselines in one run (bench/raw-webhooks.ts, the least work: design
+// overhead; bench/same-queries-webhooks.ts, Chorus's statements in a bare loop: framework overhead), on a fresh local
 // PostgreSQL database; the server alone on core 0, this process (load generator and receiver) on core 1.
 //   latency:    events committed one per transaction at a steady BENCH_RATE (500/s) for BENCH_SECONDS, after
 //               BENCH_WARMUP_SECONDS (3) of the same load that is not counted;
@@ -68,14 +69,20 @@ const receiver = Bun.serve({
 })
 const reset = () => { received = new Map(); duplicates = 0 }
 
-/** Starts the Chorus server or the raw deliverer on `core` (0); resolves once it is ready to deliver. */
-async function startDeliverer(kind: 'chorus' | 'raw', core = '0') {
-  const command = kind === 'chorus' ? ['bun', 'server/index.ts'] : ['bun', 'bench/raw-webhooks.ts']
+type Kind = 'chorus' | 'raw' | 'same'
+const COMMANDS: Record<Kind, { command: string[]; ready: string; label: string }> = {
+  raw: { command: ['bun', 'bench/raw-webhooks.ts'], ready: 'raw webhooks ready', label: 'raw baseline (least work)' },
+  same: { command: ['bun', 'bench/same-queries-webhooks.ts'], ready: 'same-queries webhooks ready', label: 'same-queries baseline' },
+  chorus: { command: ['bun', 'server/index.ts'], ready: 'webhook delivery ready', label: 'Chorus' },
+}
+
+/** Starts the Chorus server or a baseline deliverer on `core` (0); resolves once it is ready to deliver. */
+async function startDeliverer(kind: Kind, core = '0') {
+  const { command, ready } = COMMANDS[kind]
   const env = { ...process.env, ...(kind === 'chorus' && engineEnv(process.env)), DATABASE_URL: databaseUrl, SECRET_KEY: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true', WEB_CONCURRENCY: '1', PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_KEY: '1000000', RATE_LIMIT_PER_IP: '1000000', RECEIVER_URL: `http://127.0.0.1:${receiver.port}/raw`, WEBHOOK_SECRET: RAW_SECRET }
   const child = Bun.spawn(['taskset', '-c', core, ...command], { cwd: ROOT, env, stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
   let output = ''
-  const ready = kind === 'chorus' ? 'webhook delivery ready' : 'raw webhooks ready'
   while (!output.includes(ready)) {
     const chunk = await reader.read()
     if (chunk.done) throw new Error(`${kind} did not start: ${output}`)
@@ -144,15 +151,18 @@ try {
   const workspace = await createWorkspace(database.db, user.id, { name: 'Bench', slug: 'bench' })
   await createWebhook({ db: database.db, outbound: createOutbound({ dns: createDns(undefined), allowPrivate: true }), secrets: await createSecrets(SECRET) }, workspace.id, { url: `http://127.0.0.1:${receiver.port}/chorus`, events: ['post.created'] })
   const data = (i: number) => ({ post: { id: `post_bench_${i}`, title: `Event ${i}` } })
-  const commits: Record<'chorus' | 'raw', Commit> = {
-    chorus: (i) => database.db.transaction((tx) => recordEvent(tx, workspace.id, 'post.created', data(i))),
+  const chorusCommit: Commit = (i) => database.db.transaction((tx) => recordEvent(tx, workspace.id, 'post.created', data(i)))
+  const commits: Record<Kind, Commit> = {
+    chorus: chorusCommit,
+    // The same-queries baseline delivers Chorus's own queue: events written as Chorus's are.
+    same: chorusCommit,
     raw: async (i) => {
       const id = newId('event')
       await raw`insert into bench_raw_events (id, type, data) values (${id}, 'post.created', ${raw.json(data(i))})`
       return id
     },
   }
-  const kinds = ['raw', 'chorus'] as const
+  const kinds = ['raw', 'same', 'chorus'] as const
 
   if (phases.includes('latency')) {
     const rows: string[] = []
@@ -170,13 +180,13 @@ try {
         const latencies = [...committed].map(([id, at]) => Math.max(0, (received.get(id) ?? Number.NaN) - at)).filter(Number.isFinite).sort((a, b) => a - b)
         const line = { kind, offered: Math.round(offered), delivered: latencies.length, lost, duplicates, p50: percentile(latencies, 50).toFixed(1), p99: percentile(latencies, 99).toFixed(1), max: latencies.at(-1)!.toFixed(1) }
         console.log(line)
-        rows.push(`| ${kind === 'raw' ? 'raw baseline' : 'Chorus'} | ${line.offered} | ${line.delivered} | ${line.lost} | ${line.duplicates} | ${line.p50} ms | ${line.p99} ms | ${line.max} ms |`)
+        rows.push(`| ${COMMANDS[kind].label} | ${line.offered} | ${line.delivered} | ${line.lost} | ${line.duplicates} | ${line.p50} ms | ${line.p99} ms | ${line.max} ms |`)
       } finally {
         await deliverer.stop()
       }
     }
     await writeSection('Webhooks: delivery latency at 500 events/s', [
-      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s (after ${warmupSeconds} s of the same load, not counted), to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, webhook lane, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
+      `${rate * seconds} events committed one per transaction at a target of ${rate}/s for ${seconds} s (after ${warmupSeconds} s of the same load, not counted), to each deliverer in turn: the raw baseline (bench/raw-webhooks.ts: LISTEN, DELETE ... SKIP LOCKED, signed POST, one log insert per batch), the same-queries baseline (bench/same-queries-webhooks.ts: Chorus's fan-out, lane and record statements on its pool, plain fetch, one loop in one thread) and one \`bun server/index.ts\` process (WEB_CONCURRENCY=1; outbox trigger, webhook lane, leased claims, signed POST, logs) on the local PostgreSQL; the deliverer on core 0, load generator and receiver (Bun.serve) on core 1. Latency runs from the commit returning in the load generator to the request reaching the receiver. Goal: Chorus p99 < 250 ms.`,
       '',
       '| deliverer | offered events/s | delivered | lost | duplicates | latency p50 | p99 | max |',
       '|---|---|---|---|---|---|---|---|',
@@ -186,7 +196,7 @@ try {
 
   if (phases.includes('throughput')) {
     const rows: string[] = []
-    let rawRate = 0
+    const rates: Partial<Record<Kind, number>> = {}
     for (const kind of kinds) {
       // Warm first (as in the latency phase), then frozen while the backlog is committed, so the drain
       // measures a running deliverer rather than a process's first second of cold code.
@@ -203,7 +213,7 @@ try {
         for (let start = 0; start < backlog; start += 1000) {
           const batch = Array.from({ length: Math.min(1000, backlog - start) }, (_, j) => ({ id: newId('event'), type: 'post.created', data: data(start + j) }))
           ids.push(...batch.map((row) => row.id))
-          if (kind === 'chorus') await database.db.insert(events).values(batch.map((row) => ({ ...row, workspaceId: workspace.id })))
+          if (kind !== 'raw') await database.db.insert(events).values(batch.map((row) => ({ ...row, workspaceId: workspace.id })))
           else await raw`insert into bench_raw_events ${raw(batch.map((row) => ({ ...row, data: raw.json(row.data) })), 'id', 'type', 'data')}`
         }
         const startedAt = now()
@@ -211,19 +221,20 @@ try {
         const lost = await waitForAll(ids, ids.length)
         const times = [...received.values()].sort((a, b) => a - b)
         const perSecond = (times.length - 1) / ((times.at(-1)! - times[0]!) / 1000)
-        if (kind === 'raw') rawRate = perSecond
+        rates[kind] = perSecond
+        const against = (baseline: Kind) => (kind === baseline ? '1.00×' : kind === 'raw' ? '' : `${(perSecond / rates[baseline]!).toFixed(2)}×`)
         const line = { kind, backlog: ids.length, delivered: received.size, lost, duplicates, perSecond: Math.round(perSecond), drainedIn: ((times.at(-1)! - startedAt) / 1000).toFixed(1) }
         console.log(line)
-        rows.push(`| ${kind === 'raw' ? 'raw baseline' : 'Chorus'} | ${line.backlog} | ${line.delivered} | ${line.lost} | ${line.duplicates} | **${line.perSecond}** | ${line.drainedIn} s | ${kind === 'raw' ? '1.00×' : `${(perSecond / rawRate).toFixed(2)}×`} |`)
+        rows.push(`| ${COMMANDS[kind].label} | ${line.backlog} | ${line.delivered} | ${line.lost} | ${line.duplicates} | **${line.perSecond}** | ${line.drainedIn} s | ${against('raw')} | ${against('same')} |`)
       } finally {
         await deliverer.stop()
       }
     }
     await writeSection('Webhooks: sustained deliveries per second', [
-      `Each deliverer is started on core 0 and warmed with ${warmupSeconds} s of events at ${rate}/s, then frozen (SIGSTOP) while a backlog of ${backlog.toLocaleString('en')} events is committed (1,000 per transaction), then resumed; the receiver (Bun.serve, answers 200 at once) on core 1. Deliveries per second run from the first receipt to the last; "drained in" counts from the resume. Goal: Chorus ≥ 5,000 deliveries/s, none lost or duplicated.`,
+      `Each deliverer is started on core 0 and warmed with ${warmupSeconds} s of events at ${rate}/s, then frozen (SIGSTOP) while a backlog of ${backlog.toLocaleString('en')} events is committed (1,000 per transaction), then resumed; the receiver (Bun.serve, answers 200 at once) on core 1. Deliveries per second run from the first receipt to the last; "drained in" counts from the resume. The raw baseline does the least work a delivery needs (design overhead); the same-queries baseline runs Chorus's statements with the least JavaScript around them (framework overhead: Chorus's delivery loop, outbound guard, worker thread and engine settings). Goal: Chorus ≥ 5,000 deliveries/s, none lost or duplicated.`,
       '',
-      '| deliverer | backlog | delivered | lost | duplicates | deliveries/s | drained in | against raw |',
-      '|---|---|---|---|---|---|---|---|',
+      '| deliverer | backlog | delivered | lost | duplicates | deliveries/s | drained in | against raw | against same queries |',
+      '|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ])
   }
