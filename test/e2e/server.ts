@@ -32,7 +32,8 @@ import { settingsHost } from './settings-host.ts'
 import { startBackground } from '../../server/background/supervisor.ts'
 
 await buildWidget({ write: true })
-const smtp = await startSmtp()
+// Addresses starting with `refused-` are refused at RCPT TO (550), as a mailbox that does not exist (signin.spec.ts, settings-a.spec.ts).
+const smtp = await startSmtp({ reject: (address) => address.startsWith('refused-') })
 // The chat provider the Integrations page connects to (settings-b.spec.ts): a Slack-like server on loopback.
 const chat = startFakeChat()
 const config = getConfig({

@@ -32,6 +32,22 @@ async function reloadUntil(page: Page, check: () => Promise<boolean>) {
   throw new Error('never showed up')
 }
 
+test('an invitation to an address the mail server refuses is reported in the form and leaves no pending invitation', async ({ browser }) => {
+  const t = await team()
+  const owner = await signedIn(browser, t)
+  await owner.goto(settings(t, 'members'))
+  const refused = `refused-${t.slug}@example.com`
+  await owner.getByLabel('E-mail address').fill(refused)
+  await owner.getByRole('button', { name: 'Invite' }).click()
+  await expect(owner.getByRole('alert')).toContainText('The mail server for this address refused it')
+  await expect(owner.getByRole('cell', { name: refused })).toHaveCount(0)
+  const results = await new AxeBuilder({ page: owner }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze()
+  expect(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([])
+  // Reloaded, the list still has no invitation for it.
+  await owner.goto(settings(t, 'members'))
+  await expect(owner.getByRole('cell', { name: refused })).toHaveCount(0)
+})
+
 test('an owner invites a colleague who accepts from the e-mail, creates a key and uses it, and runs a webhook through failure and retry', async ({ browser }) => {
   const t = await team()
   const owner = await signedIn(browser, t)

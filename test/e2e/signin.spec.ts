@@ -37,6 +37,15 @@ test.describe('without JavaScript', () => {
     await expect(page.getByRole('alert')).toContainText('invalid, expired or already used')
   })
 
+  test('an address the mail server refuses is reported next to the form, which keeps it for correcting', async ({ page }) => {
+    const email = `refused-${Date.now()}@example.com`
+    await page.goto(`${E2E_APP_ORIGIN}/signin`)
+    await page.getByLabel('E-mail address').fill(email)
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click()
+    await expect(page.getByRole('alert')).toContainText('The mail server for this address refused the e-mail')
+    await expect(page.getByLabel('E-mail address')).toHaveValue(email)
+  })
+
   test('an invalid address is reported next to the form', async ({ page }) => {
     await page.goto(`${E2E_APP_ORIGIN}/signin`)
     await page.getByLabel('E-mail address').fill('nobody@nowhere')
@@ -47,6 +56,15 @@ test.describe('without JavaScript', () => {
 
 test('the sign-in page has no axe violations', async ({ page }) => {
   await page.goto(`${E2E_APP_ORIGIN}/signin?error=access_denied`)
+  const results = await new AxeBuilder({ page }).analyze()
+  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([])
+})
+
+test('the form answering a refused address has no axe violations', async ({ page }) => {
+  await page.goto(`${E2E_APP_ORIGIN}/signin`)
+  await page.getByLabel('E-mail address').fill(`refused-axe-${Date.now()}@example.com`)
+  await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click()
+  await expect(page.getByRole('alert')).toContainText('The mail server for this address refused the e-mail')
   const results = await new AxeBuilder({ page }).analyze()
   expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([])
 })
