@@ -83,11 +83,14 @@ export function mailFailureError(error: unknown): ApiError | undefined {
 /**
  * Sends a request's e-mail to an address the caller gave (a sign-in link, an invitation). When the mail server
  * refuses that address for good, the caller's input is at fault: a 422 on `loc`, not a 502 (errors plugin).
+ * `undo` runs first when the e-mail does not go out, whatever the reason: what the request wrote for a message
+ * nobody received (a link's token, a pending invitation) does not stay live.
  */
-export async function sendToGivenAddress(mailer: Mailer, message: MailMessage, loc: (string | number)[]) {
+export async function sendToGivenAddress(mailer: Mailer, message: MailMessage, loc: (string | number)[], undo?: () => Promise<unknown>) {
   try {
     await mailer.send(message)
   } catch (error) {
+    await undo?.()
     if (error instanceof MailSendError && error.recipientRefused) {
       throw invalid(loc, `The mail server for this address refused it${error.reply ? ` (${error.reply})` : ''}: check the address`, 'value_error.email_refused')
     }

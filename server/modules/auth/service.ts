@@ -59,18 +59,11 @@ export async function consumeAuthToken(db: Db, purpose: AuthTokenPurpose, token:
 }
 
 /**
- * Sends a link's e-mail; when it does not go out (the mail server refused the address, 422, or did not answer,
- * 503), its token is deleted, so no live link stays behind for a message nobody received. The account
- * `findOrCreateUser` made stays: it holds nothing until someone signs in, and the next request finds it.
+ * Sends a link's e-mail; when it does not go out, its token is deleted. The account `findOrCreateUser` made
+ * stays: it holds nothing until someone signs in, and the next request finds it.
  */
-async function mailToken(ctx: AppContext, token: string, message: MailMessage, loc: (string | number)[]) {
-  try {
-    await sendToGivenAddress(ctx.mail, message, loc)
-  } catch (error) {
-    await deleteAuthToken(ctx.db, token)
-    throw error
-  }
-}
+const mailToken = (ctx: AppContext, token: string, message: MailMessage, loc: (string | number)[]) =>
+  sendToGivenAddress(ctx.mail, message, loc, () => deleteAuthToken(ctx.db, token))
 
 export async function deleteAuthToken(db: Db, token: string) {
   await db.delete(authTokens).where(eq(authTokens.tokenHash, await sha256Hex(token)))

@@ -38,22 +38,19 @@ export async function inviteMember(ctx: AppContext, workspace: Workspace, invite
     .onConflictDoUpdate({ target: [members.workspaceId, members.userId], set: values })
   const token = await createAuthToken(ctx.db, { purpose: 'invitation', email, userId: user.id, data: { workspace_id: workspace.id } })
   const link = linkTo(ctx, 'accept-invite', { token, workspace: workspace.slug })
-  try {
-    await sendToGivenAddress(ctx.mail, withWorkspaceLogo({
-      to: email,
-      subject: `You are invited to ${workspace.name} on Chorus`,
-      text: `You have been invited to join ${workspace.name} on Chorus as ${input.role}. Accept within 7 days:\n\n${link}\n`,
-      workspaceId: workspace.id,
-    }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), ['body', 'email'])
-  } catch (error) {
-    // Not sent (refused, 422; no mail server, 503): the members list shows no invitation nobody received. A
-    // re-invitation gets its earlier one back, whose link (sent before) still works.
+  // Not sent (refused, 422; no mail server, 503): the members list shows no invitation nobody received. A
+  // re-invitation gets its earlier one back, whose link (sent before) still works.
+  const pending = and(eq(members.workspaceId, workspace.id), eq(members.userId, user.id), eq(members.status, 'pending'))
+  await sendToGivenAddress(ctx.mail, withWorkspaceLogo({
+    to: email,
+    subject: `You are invited to ${workspace.name} on Chorus`,
+    text: `You have been invited to join ${workspace.name} on Chorus as ${input.role}. Accept within 7 days:\n\n${link}\n`,
+    workspaceId: workspace.id,
+  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), ['body', 'email'], async () => {
     await deleteAuthToken(ctx.db, token)
-    const pending = and(eq(members.workspaceId, workspace.id), eq(members.userId, user.id), eq(members.status, 'pending'))
     if (existing) await ctx.db.update(members).set({ role: existing.role, status: existing.status, invitedBy: existing.invitedBy, invitedAt: existing.invitedAt }).where(pending)
     else await ctx.db.delete(members).where(pending)
-    throw error
-  }
+  })
   return getMember(ctx.db, workspace.id, user.id)
 }
 

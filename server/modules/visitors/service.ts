@@ -51,10 +51,8 @@ async function sendConfirmation(ctx: AppContext, workspace: Workspace, endUser: 
     ...(sender ?? {}),
     workspaceId: workspace.id,
     headers: { 'Auto-Submitted': 'auto-generated' },
-  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), ['body', 'email']).catch(async (error) => {
-    await ctx.db.delete(visitorConfirmations).where(eq(visitorConfirmations.id, confirmationId))
-    throw error
-  })
+  }, { name: workspace.name, logoUrl: fileUrl(ctx.config.baseUrl, workspace.logoFileId) }), ['body', 'email'],
+  () => ctx.db.delete(visitorConfirmations).where(eq(visitorConfirmations.id, confirmationId)))
   return claimId
 }
 
