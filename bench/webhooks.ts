@@ -247,7 +247,7 @@ try {
       select 'post_iso' || g, ${workspace.id}, ${boardId}, 'Isolation ' || g, 'A post to list.', (select id from statuses where workspace_id = ${workspace.id} order by position limit 1), 'Bench', now() - g * interval '1 minute', now() - g * interval '1 minute'
       from generate_series(1, 200) g`
     const { secret: key } = await createApiKey(database.db, workspace.id, (await findOrCreateUser(database.db, 'bench@example.com')).id, { name: 'bench', scopes: ['posts:read'] })
-    const latencyAt = async (perSecond: number, kind: 'chorus' | 'raw' = 'chorus') => {
+    const latencyAt = async (perSecond: number, kind: Kind = 'chorus') => {
       reset()
       const { committed } = await offer(commits[kind], perSecond * seconds, perSecond)
       const lost = await waitForAll(committed.keys(), committed.size)

@@ -80,6 +80,9 @@ export function mailFailureError(error: unknown): ApiError | undefined {
   return new ApiError('UPSTREAM_ERROR', 'The e-mail could not be sent: the mail server refused it', { detail: `smtp ${error.responseCode ?? 'error'}` })
 }
 
+/** The 422 issue type of an address the mail server refused (`sendToGivenAddress`). */
+export const EMAIL_REFUSED = 'value_error.email_refused'
+
 /**
  * Sends a request's e-mail to an address the caller gave (a sign-in link, an invitation). When the mail server
  * refuses that address for good, the caller's input is at fault: a 422 on `loc`, not a 502 (errors plugin).
@@ -92,7 +95,7 @@ export async function sendToGivenAddress(mailer: Mailer, message: MailMessage, l
   } catch (error) {
     await undo?.()
     if (error instanceof MailSendError && error.recipientRefused) {
-      throw invalid(loc, `The mail server for this address refused it${error.reply ? ` (${error.reply})` : ''}: check the address`, 'value_error.email_refused')
+      throw invalid(loc, `The mail server for this address refused it${error.reply ? ` (${error.reply})` : ''}: check the address`, EMAIL_REFUSED)
     }
     throw error
   }

@@ -49,8 +49,14 @@ function json(status: number, body: unknown, headers: Record<string, string>) {
 export function errorHandler(ctx: AppContext) {
   return new Elysia({ name: 'errors' }).onError({ as: 'global' }, ({ code, error: raised, request, set }) => {
     // Elysia wraps whatever the body parser throws; our parser's refusals (415, 422) are ApiErrors.
-    const error = code === 'PARSE' && (raised as Error).cause instanceof ApiError ? ((raised as Error).cause as ApiError) : raised
+    const unwrapped = code === 'PARSE' && (raised as Error).cause instanceof ApiError ? ((raised as Error).cause as ApiError) : raised
     const requestId = requestIdOf(request)
+    // The request's e-mail (a sign-in link, an invitation) did not go out: answered as the ApiError it maps to (lib/mail.ts),
+    // 503 when asking again later may work, 502 when the mail server refused it. Before the database's check below:
+    // a mail server's ETIMEDOUT is no database's.
+    const mailError = mailFailureError(unwrapped)
+    if (mailError) ctx.log.warn('e-mail not sent', { request_id: requestId, error: describeError(unwrapped) })
+    const error = mailError ?? unwrapped
     const headers: Record<string, string> = { 'x-request-id': requestId }
     setSecurityHeaders(headers, ctx.config, request)
     // Rate-limit headers, and CORS headers on public routes so a cross-origin widget can read its errors.
@@ -85,14 +91,6 @@ export function errorHandler(ctx: AppContext) {
         return reply(400, 'BAD_REQUEST', 'The request body could not be parsed')
       case 'INVALID_COOKIE_SIGNATURE':
         return reply(401, 'UNAUTHENTICATED', 'Invalid cookie')
-    }
-    // The request's e-mail (a sign-in link, an invitation) did not go out: 503 when asking again later may work, 502 when
-    // the mail server refused it (lib/mail.ts). Checked first: a mail server's ETIMEDOUT is no database's.
-    const mailError = mailFailureError(error)
-    if (mailError) {
-      ctx.log.warn('e-mail not sent', { request_id: requestId, error: describeError(error) })
-      Object.assign(headers, mailError.headers)
-      return reply(mailError.status, mailError.code, mailError.message, mailError.message, mailError.extra)
     }
     // The database went away (restart, failover): the request may be retried once it is back.
     if (isConnectionError(error)) {

@@ -2,7 +2,7 @@ import { Elysia, t } from 'elysia'
 import type { AppContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { htmlResponse } from '../../lib/http-headers.ts'
-import { mailFailureError } from '../../lib/mail.ts'
+import { EMAIL_REFUSED, mailFailureError } from '../../lib/mail.ts'
 import { randomToken, timingSafeEqual } from '../../lib/secrets.ts'
 import { accessCookie, sharedCredentialResolvers } from '../../plugins/credentials.ts'
 import { requestPlugin } from '../../plugins/request.ts'
@@ -68,7 +68,7 @@ export const signInModule = (ctx: AppContext) => {
       } catch (error) {
         if (error instanceof ApiError && error.code === 'RATE_LIMITED') return again('rate_limited', 429)
         // The form says what went wrong with the e-mail, as the API does (docs/api.md#errors), instead of a JSON error page.
-        if (error instanceof ApiError && error.issues?.[0]?.type === 'value_error.email_refused') return again('email_refused', 422)
+        if (error instanceof ApiError && error.issues?.[0]?.type === EMAIL_REFUSED) return again('email_refused', 422)
         const mailError = mailFailureError(error)
         if (mailError) return again(mailError.code === 'SERVICE_UNAVAILABLE' ? 'mail_unavailable' : 'mail_refused', mailError.status)
         throw error
