@@ -10,6 +10,7 @@ import type { Logger } from '../lib/log.ts'
 import type { Sealer } from '../lib/secrets.ts'
 import { announceWork, IDLE_BACKSTOP_MS, queueTransaction, wakeOnWork, type ListenForWork, type Waker, type WorkQueue } from '../db/work.ts'
 import { claimDeliveriesIn, msUntilWebhookDue, recordAttempts, releaseClaim, LANE_BATCH, takeWebhookEvents, type Attempt } from '../modules/webhooks/queue.ts'
+import { releaseOwnerExcept, WEBHOOK_JOBS } from './leases.ts'
 import type { AttemptResult, DeliveryJob } from '../modules/webhooks/send.ts'
 
 /**
@@ -114,6 +115,14 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     if (table !== 'chat_deliveries') webhooksDue = true
   })
   const inFlight = new Set<Promise<void>>()
+  /** The webhook deliveries this loop holds a lease on, from their claim until their attempt is recorded or handed back. */
+  const held = new Map<string, DeliveryJob>()
+  const heldKey = (job: DeliveryJob) => `${job.webhookId} ${job.eventId}`
+  /**
+   * A lane or claim statement failed without an answer: it may have committed leases to this loop that it never
+   * heard of. The next round frees every lease of this loop's that it does not hold, before it takes anything.
+   */
+  let leasesInDoubt = false
   let finished: Attempt[] = []
   /** The job tables this loop handed claims back to, announced once it has stopped. */
   const handedBack = new Set<WorkQueue>()
@@ -144,6 +153,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       // Not started (the loop is stopping) or not completed (the worker went away): hand the claim back for the next try.
       if (error !== NOT_STARTED) log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
+      held.delete(heldKey(job))
       webhooksDue = deliveriesDue = true
       handedBack.add('webhook_deliveries')
     } finally {
@@ -185,6 +195,8 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
           log.error('webhook attempt not recorded', { webhook_id: attempt.job.webhookId, event_id: attempt.job.eventId, error: describeError(error) }))
       }
     }
+    // Recorded, or left to lapse: either way no longer this loop's to hold.
+    for (const { job } of batch) held.delete(heldKey(job))
     // A failed attempt is retried later: the next due time changes, once its retry is written.
     if (batch.some(({ result }) => !result.success)) dueStale = true
   }
@@ -215,7 +227,10 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
    * they left. The jobs are sent once both have committed.
    */
   async function takeAndClaim(room: number, claim: boolean) {
-    const lane = await takeWebhookEvents(db, owner, room, options.secrets)
+    const lane = await takeWebhookEvents(db, owner, room, options.secrets).catch((error) => {
+      leasesInDoubt = true
+      throw error
+    })
     const claimRoom = room - lane.jobs.length
     let due: DeliveryJob[] = []
     try {
@@ -224,13 +239,19 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       // The lane's deliveries are leased to this loop and committed: they go out whatever became of the claim,
       // which the next round runs again.
       log.error('webhook claim', { error: describeError(error) })
-      deliveriesDue = true
+      deliveriesDue = leasesInDoubt = true
     }
     return { taken: lane.taken, claimed: due.length, claimRoom, jobs: [...lane.jobs, ...due] }
   }
 
   /** One round's lane and claim (`takeAndClaim`), its jobs sent once it has committed. */
   async function laneAndClaim(room: number) {
+    if (leasesInDoubt) {
+      const freed = await releaseOwnerExcept(db, WEBHOOK_JOBS, owner, Array.from(held.values(), (job) => [job.webhookId, job.eventId]))
+      if (freed) log.warn('webhook leases of a lost answer freed', { owner, freed })
+      leasesInDoubt = false
+      webhooksDue = deliveriesDue = true
+    }
     if (!webhooksDue) return 0
     webhooksDue = false
     const claimRoom = stopped ? 0 : Math.max(0, room)
@@ -248,7 +269,10 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     // A claim that filled its room (or found none left by the lane) may have left due deliveries behind.
     if (claim && claimed >= leftForClaim) deliveriesDue = true
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
-    for (const job of jobs) track(deliver(job))
+    for (const job of jobs) {
+      held.set(heldKey(job), job)
+      track(deliver(job))
+    }
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
     // round's lane inserted beyond the room is still unclaimed): the next round takes it. Clearing the flag after a
     // claim with no room left a burst's last events waiting for the idle backstop (30 s) once the attempts in

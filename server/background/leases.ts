@@ -92,6 +92,23 @@ export async function releaseJob(db: SqlRunner, jobs: JobTable, owner: number, k
 }
 
 /**
+ * Frees an owner's claims in `jobs` other than the ones it holds (`held`: target and event keys), and announces
+ * them. A claim statement that failed may have committed before its answer was lost; whatever it leased is then
+ * nobody's work until its lease lapses (LEASE_SECONDS), since a claimer never takes its own unexpired leases back.
+ */
+export async function releaseOwnerExcept(db: SqlRunner, jobs: JobTable, owner: number, held: Iterable<[string, string]>) {
+  const [target, event] = jobs.keys.map((name) => sql.raw(name))
+  const targets: string[] = []
+  const events: string[] = []
+  for (const [heldTarget, heldEvent] of held) targets.push(heldTarget), events.push(heldEvent)
+  const freed = await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null
+    where lease_owner = ${owner} and (${target}, ${event}) not in (select * from unnest(${targets}::text[], ${events}::text[]))
+    returning 1`)
+  if (freed.length) await announceWork(db, jobs.table)
+  return freed.length
+}
+
+/**
  * Frees every claim of an owner known to be gone (its lock's connection dropped, its worker exited), in every job
  * table, and announces what it freed: an update wakes no loop by itself (the work triggers hear inserts), and
  * every process's loop may take them over at once.

@@ -280,9 +280,10 @@ describe('bounds', () => {
   /**
    * The database's runner, showing each statement's text to `seen` and telling `lane` when the loop sends a lane
    * statement, before it answers (`answering` may throw: the statement is then rolled back, as if PostgreSQL had
-   * failed it), and when it has ended.
+   * failed it), once it has committed (`committed` may throw: the answer is then lost on its way back, as when the
+   * connection drops), and when it has ended.
    */
-  function watched(seen: (text: string) => void, lane: { started?(): void; answering?(): void; ended?(): void } = {}): SqlRunner {
+  function watched(seen: (text: string) => void, lane: { started?(): void; answering?(): void; committed?(): void; ended?(): void } = {}): SqlRunner {
     return {
       rows: async <Row,>(statement: SqlFragment) => {
         const { text } = compileSql(statement)
@@ -290,11 +291,13 @@ describe('bounds', () => {
         if (!isLane(text)) return h.database.sql.rows<Row>(statement)
         lane.started?.()
         try {
-          return await h.database.sql.transaction(async (tx) => {
+          const rows = await h.database.sql.transaction(async (tx) => {
             const rows = await tx.rows<Row>(statement)
             lane.answering?.()
             return rows
           })
+          lane.committed?.()
+          return rows
         } finally {
           lane.ended?.()
         }
@@ -519,6 +522,35 @@ describe('bounds', () => {
       await Bun.sleep(300)
       expect(failed).toBe(true)
       expect(postsSent('/failed-fan-out')).toEqual([...ids].sort())
+    })
+  }, 60_000)
+
+  // A lane statement that committed but whose answer never came back (the connection dropped on the way): its
+  // deliveries are leased to this loop, which does not know them, and a claimer never takes its own unexpired
+  // leases back. The loop frees the leases it does not hold before its next round, so they go out within
+  // seconds instead of when the lease lapses (60 s), and the ones it does hold are not sent twice.
+  test('deliveries leased by a lane whose answer was lost go out within seconds, each once', async () => {
+    const webhook = await hook('/lost-lane-answer')
+    let lanes = 0
+    let lostAt = 0
+    const lane = {
+      started: () => void lanes++,
+      // The backlog's second lane commits its leases while the first lane's attempts are still held.
+      committed: () => {
+        if (lostAt || lanes !== 2) return
+        lostAt = performance.now()
+        throw new Error('injected: the connection dropped after the lane committed')
+      },
+    }
+    await withRunner({ sql: watched(() => {}, lane) }, async () => {
+      const ids = Array.from({ length: 1300 }, (_, n) => `post_lost_lane_answer_${n}`)
+      await h.db.transaction(async (tx) => { for (const postId of ids) await recordEvent(tx, ws.id, 'post.created', { post: { id: postId } }) })
+      await eventually(() => receiver.to('/lost-lane-answer').length >= ids.length, 15_000, 'every event delivered, well before a lease lapses')
+      expect(lostAt).toBeGreaterThan(0)
+      expect(performance.now() - lostAt).toBeLessThan(15_000)
+      await Bun.sleep(300)
+      expect(postsSent('/lost-lane-answer')).toEqual([...ids].sort())
+      await eventually(async () => (await leasedTo(webhook.id)) === 0, 5_000, 'no lease left behind')
     })
   }, 60_000)
 

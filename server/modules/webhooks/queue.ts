@@ -1,7 +1,7 @@
 // The durable side of webhook delivery: the webhook lane that turns queued events into deliveries, their
 // claim (both on the shared lease, server/background/leases.ts) and the outcome of each attempt. Plain
 // functions over the database, run by the background worker's delivery loop (server/background/).
-import { LEASE_SECONDS, leaseDue, msUntilDue, WEBHOOK_JOBS } from '../../background/leases.ts'
+import { LEASE_SECONDS, leaseDue, msUntilDue, releaseJob, WEBHOOK_JOBS } from '../../background/leases.ts'
 import { sql, type SqlRunner } from '../../db/sql-text.ts'
 import { ASYNC_COMMIT } from '../../db/work.ts'
 import { newId } from '../../lib/ids.ts'
@@ -185,7 +185,5 @@ export async function disableEndpoint(db: SqlRunner, webhookId: string, reason: 
 }
 
 /** Gives a claim back untouched (the attempt never happened: the loop stopped first). */
-export async function releaseClaim(db: SqlRunner, owner: number, job: Pick<DeliveryJob, 'webhookId' | 'eventId'>) {
-  await db.rows(sql`update webhook_deliveries set lease_owner = null, lease_until = null
-    where webhook_id = ${job.webhookId} and event_id = ${job.eventId} and lease_owner = ${owner}`)
-}
+export const releaseClaim = (db: SqlRunner, owner: number, job: Pick<DeliveryJob, 'webhookId' | 'eventId'>) =>
+  releaseJob(db, WEBHOOK_JOBS, owner, [job.webhookId, job.eventId])
