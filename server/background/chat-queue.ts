@@ -8,7 +8,7 @@ import { leaseChatJobs } from '../modules/integrations/chat-lease.ts'
 import type { ChatAttemptResult, ChatJob } from '../modules/integrations/delivery.ts'
 import type { BackgroundContext } from './context.ts'
 import type { DeliveryQueue } from './delivery-loop.ts'
-import { CHAT_JOBS, msUntilDue, releaseJob } from './leases.ts'
+import { CHAT_JOBS, msUntilDue, releaseJob, releaseOwnerExcept } from './leases.ts'
 
 interface ChatSettings { baseUrl: string; retryScale: number; sentBy: string; log: Logger }
 
@@ -35,6 +35,7 @@ export function chatQueue(ctx: Pick<BackgroundContext, 'db' | 'secrets' | 'confi
       await chat.recordChatAttempt(deps.db, owner, job, result, settings)
     },
     release: (owner, job) => releaseJob(ctx.database.sql, CHAT_JOBS, owner, [job.mappingId, job.eventId]),
+    releaseAllBut: (owner, held) => releaseOwnerExcept(ctx.database.sql, CHAT_JOBS, owner, Array.from(held, (job): [string, string] => [job.mappingId, job.eventId])),
     msUntilDue: () => msUntilDue(ctx.database.sql, CHAT_JOBS),
   }
 }

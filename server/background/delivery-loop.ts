@@ -26,6 +26,8 @@ export interface DeliveryQueue<Job = any, Result = any> {
   record(owner: number, job: Job, result: Result): Promise<void>
   /** Gives a claim back untouched (the attempt never completed). */
   release(owner: number, job: Job): Promise<void>
+  /** Gives back every claim of `owner` but the jobs it holds (a claim whose answer was lost may have leased more). */
+  releaseAllBut(owner: number, held: Iterable<Job>): Promise<number>
   /** Milliseconds until its next job falls due, or null when none is pending. */
   msUntilDue?(): Promise<number | null>
 }
@@ -123,6 +125,9 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
    * heard of. The next round frees every lease of this loop's that it does not hold, before it takes anything.
    */
   let leasesInDoubt = false
+  /** The same for the other queues: the jobs each holds, and the queues whose last claim failed. */
+  const heldOthers = new Map<DeliveryQueue, Set<unknown>>((options.queues ?? []).map((queue) => [queue, new Set()]))
+  const othersInDoubt = new Set<DeliveryQueue>()
   let finished: Attempt[] = []
   /** The job tables this loop handed claims back to, announced once it has stopped. */
   const handedBack = new Set<WorkQueue>()
@@ -209,6 +214,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       await queue.release(owner, job).catch(() => {})
       handedBack.add(queue.table)
     } finally {
+      heldOthers.get(queue)!.delete(job)
       othersDue = dueStale = true
       ;(await waking).wake()
     }
@@ -282,8 +288,20 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   }
 
   async function claimOthers(queue: DeliveryQueue, room: number) {
-    const claimed = room > 0 && !stopped ? await queue.claim(owner, room) : []
-    for (const job of claimed) track(deliverOther(queue, job))
+    const held = heldOthers.get(queue)!
+    if (othersInDoubt.has(queue)) {
+      const freed = await queue.releaseAllBut(owner, held)
+      if (freed) log.warn(`${queue.name} leases of a lost answer freed`, { owner, freed })
+      othersInDoubt.delete(queue)
+    }
+    const claimed = room > 0 && !stopped ? await queue.claim(owner, room).catch((error) => {
+      othersInDoubt.add(queue)
+      throw error
+    }) : []
+    for (const job of claimed) {
+      held.add(job)
+      track(deliverOther(queue, job))
+    }
     if (claimed.length >= room) othersDue = true
     return claimed.length
   }

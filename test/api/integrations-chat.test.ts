@@ -11,6 +11,7 @@ import { addMember, boardFixture, workspaceFixture, type WorkspaceFixture } from
 import { startHarness, type Harness, type TestClient } from '../helpers/harness.ts'
 import { capturingLogger, connect, oauthState, plaintextHits } from '../helpers/integrations.ts'
 import { eventually } from '../helpers/receiver.ts'
+import { compileSql, type SqlRunner } from '../../server/db/sql-text.ts'
 
 let h: Harness
 let ws: WorkspaceFixture
@@ -200,6 +201,54 @@ describe('happy', () => {
     await runner.ready()
     const messages = await chat.waitForMessages('C0000FEED', sent + 1, 5000)
     expect(messages.at(-1)!.text).toBe('New post: Claimed, then the process crashed')
+  })
+
+  test('a chat claim that committed but whose answer was lost is sent within seconds, not when its lease lapses (60 s), and once', async () => {
+    await runner.stop()
+    const sent = messagesIn('C0000FEED').length
+    // The database's runner, except that the first chat claim to lease a job commits and then throws, as when
+    // the connection drops with the answer on its way: the loop never hears of the lease it now holds.
+    let lostAt = 0
+    const real = h.database.sql
+    const losing: SqlRunner = {
+      rows: (statement) => real.rows(statement),
+      async transaction(work) {
+        let chatClaim = false
+        const result = await real.transaction((tx) => work({
+          rows: (statement) => {
+            const { text } = compileSql(statement)
+            if (text.includes('with live as materialized') && text.includes('chat_deliveries')) chatClaim = true
+            return tx.rows(statement)
+          },
+          transaction: (inner) => tx.transaction(inner),
+        }))
+        if (chatClaim && !lostAt && Array.isArray(result) && result.length) {
+          lostAt = Date.now()
+          throw new Error('injected: the connection dropped after the chat claim committed')
+        }
+        return result
+      },
+    }
+    runner = await startWebhookRunner({ ...h.ctx, database: { ...h.ctx.database, sql: losing } }, { databaseUrl: h.databaseUrl })
+    try {
+      await runner.ready()
+      const post = await newPost('Claimed, then the answer was lost')
+      const messages = await chat.waitForMessages('C0000FEED', sent + 1, 15_000)
+      expect(lostAt).toBeGreaterThan(0)
+      expect(messages.at(-1)!.at - lostAt).toBeLessThan(15_000)
+      expect(messages.at(-1)!.text).toBe('New post: Claimed, then the answer was lost')
+      await Bun.sleep(500)
+      expect(messagesIn('C0000FEED').filter((message) => message.text === 'New post: Claimed, then the answer was lost')).toHaveLength(1)
+      // Its delivery is recorded done and holds no lease.
+      const jobOf = async () => (await h.db.select({ status: chatDeliveries.status, leaseOwner: chatDeliveries.leaseOwner }).from(chatDeliveries)
+        .innerJoin(events, eq(events.id, chatDeliveries.eventId)).where(sql`${events.data}->'post'->>'id' = ${post.id}`))[0]
+      await eventually(async () => (await jobOf())?.status === 'done')
+      expect(await jobOf()).toEqual({ status: 'done', leaseOwner: null })
+    } finally {
+      await runner.stop()
+      runner = await startWebhookRunner(h.ctx, { databaseUrl: h.databaseUrl })
+      await runner.ready()
+    }
   })
 
   test('rotating tokens are refreshed before they expire, and the new pair is stored', async () => {
