@@ -26,6 +26,7 @@ afterAll(async () => {
 
 const tokensFor = (email: string, purpose: 'magic_link' | 'invitation' | 'verify_email') =>
   h.db.select().from(authTokens).where(and(eq(authTokens.email, email), eq(authTokens.purpose, purpose)))
+const accountOf = async (email: string) => (await h.db.select().from(users).where(eq(users.email, email)))[0]
 const memberRow = async (email: string) => {
   const [row] = await h.db.select({ status: members.status, role: members.role, invitedAt: members.invitedAt }).from(members)
     .innerJoin(users, eq(users.id, members.userId)).where(and(eq(members.workspaceId, ws.id), eq(users.email, email)))
@@ -42,13 +43,15 @@ describe('happy', () => {
 })
 
 describe('errors', () => {
-  test('a sign-in link to an address the server refuses is 422 on body.email, and leaves no live token', async () => {
+  test('a sign-in link to an address the server refuses is 422 on body.email, and leaves no live token and no account', async () => {
     const email = `nobody-${ws.slug}@example.com`
     const refused = await h.client().post('/api/v1/auth/magic-link', { email })
     expect(refused.status).toBe(422)
     expect(refused.body).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('550') })
     expect(refused.body.detail).toEqual([{ loc: ['body', 'email'], msg: expect.stringContaining('refused'), type: 'value_error.email_refused' }])
     expect(await tokensFor(email, 'magic_link')).toEqual([])
+    // The account the request made for the address goes with it.
+    expect(await accountOf(email)).toBeUndefined()
   })
 
   test('a message the server refuses after reading it (554) is 502 UPSTREAM_ERROR, and leaves no live token', async () => {
@@ -59,10 +62,19 @@ describe('errors', () => {
     expect(refused.body).toMatchObject({ code: 'UPSTREAM_ERROR', message: 'The e-mail could not be sent: the mail server refused it', detail: 'smtp 554' })
     expect(refused.headers.get('retry-after')).toBeNull()
     expect(await tokensFor(email, 'magic_link')).toEqual([])
-    // Once the server takes it, the same request works.
+    expect(await accountOf(email)).toBeUndefined()
+    // Once the server takes it, the same request works, and makes the account.
     smtp.refused.delete(email)
     expect((await h.client().post('/api/v1/auth/magic-link', { email })).status).toBe(200)
     await smtp.waitFor(email)
+    const account = await accountOf(email)
+    expect(account).toMatchObject({ email, emailVerified: false })
+    // A later refusal keeps the account this earlier request made (and the link it sent).
+    smtp.refused.add(email)
+    expect((await h.client().post('/api/v1/auth/magic-link', { email })).status).toBe(502)
+    expect(await accountOf(email)).toEqual(account!)
+    expect(await tokensFor(email, 'magic_link')).toHaveLength(1)
+    smtp.refused.delete(email)
   })
 
   test('an invitation to a refused address is 422, and the members list shows no pending invitation', async () => {
@@ -72,6 +84,7 @@ describe('errors', () => {
     expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'email'], type: 'value_error.email_refused' })
     expect(await memberRow(email)).toBeUndefined()
     expect(await tokensFor(email, 'invitation')).toEqual([])
+    expect(await accountOf(email)).toBeUndefined()
     const list = await ws.owner.get(`/api/v1/workspaces/${ws.slug}/members`)
     expect(list.body.items.map((member: { email: string }) => member.email)).not.toContain(email)
   })

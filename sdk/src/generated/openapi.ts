@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * E-mail a sign-in link
-         * @description Creates the account when the address is new. The link carries a 15-minute single-use `token`. Limited per IP (RATE_LIMIT_PER_IP a minute) and per address (5 per 15 minutes). When the e-mail does not go out no link stays live: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a message it refuses 502 UPSTREAM_ERROR, a server that does not answer 503 with Retry-After.
+         * @description Creates the account when the address is new. The link carries a 15-minute single-use `token`. Limited per IP (RATE_LIMIT_PER_IP a minute) and per address (5 per 15 minutes). When the e-mail does not go out no link stays live, nor the account made for a new address: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a message it refuses 502 UPSTREAM_ERROR, a server that does not answer 503 with Retry-After.
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -2183,7 +2183,7 @@ export interface paths {
         put?: never;
         /**
          * Invite by e-mail (admin); the link is valid 7 days
-         * @description Dashboard session of an admin. E-mails an invitation link valid for 7 days; an address that is already an active member is 409 CONFLICT. When the e-mail does not go out, no invitation is left pending (a re-invitation keeps the earlier one): an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a refused message 502 UPSTREAM_ERROR, a server that does not answer 503.
+         * @description Dashboard session of an admin. E-mails an invitation link valid for 7 days; an address that is already an active member is 409 CONFLICT. When the e-mail does not go out, no invitation is left pending (a re-invitation keeps the earlier one), nor the account made for a new address: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a refused message 502 UPSTREAM_ERROR, a server that does not answer 503.
          */
         post: operations["inviteMember"];
         delete?: never;

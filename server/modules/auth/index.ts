@@ -34,7 +34,7 @@ export const authModule = (ctx: AppContext) =>
       rateLimit: MAGIC_LINK_LIMITS,
       body: MagicLinkRequest,
       response: { 200: StatusResponse },
-      detail: { operationId: 'requestMagicLink', tags, security: [], summary: 'E-mail a sign-in link', description: 'Creates the account when the address is new. The link carries a 15-minute single-use `token`. Limited per IP (RATE_LIMIT_PER_IP a minute) and per address (5 per 15 minutes). When the e-mail does not go out no link stays live: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a message it refuses 502 UPSTREAM_ERROR, a server that does not answer 503 with Retry-After.' },
+      detail: { operationId: 'requestMagicLink', tags, security: [], summary: 'E-mail a sign-in link', description: 'Creates the account when the address is new. The link carries a 15-minute single-use `token`. Limited per IP (RATE_LIMIT_PER_IP a minute) and per address (5 per 15 minutes). When the e-mail does not go out no link stays live, nor the account made for a new address: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a message it refuses 502 UPSTREAM_ERROR, a server that does not answer 503 with Retry-After.' },
     })
     .post('/magic-link/verify', async ({ body, cookie, request }) => {
       const { user, session } = await auth.verifyMagicLink(ctx, body.token, request.headers.get('user-agent'))

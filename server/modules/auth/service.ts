@@ -59,22 +59,40 @@ export async function consumeAuthToken(db: Db, purpose: AuthTokenPurpose, token:
 }
 
 /**
- * Sends a link's e-mail; when it does not go out, its token is deleted. The account `findOrCreateUser` made
- * stays: it holds nothing until someone signs in, and the next request finds it.
+ * Sends a link's e-mail; when it does not go out, its token is deleted, and so is the account when this request
+ * made it (`createdUserId`) and it still holds nothing: a refused request leaves nothing behind.
  */
-const mailToken = (ctx: AppContext, token: string, message: MailMessage, loc: (string | number)[]) =>
-  sendToGivenAddress(ctx.mail, message, loc, () => deleteAuthToken(ctx.db, token))
+const mailToken = (ctx: AppContext, token: string, message: MailMessage, loc: (string | number)[], createdUserId?: string) =>
+  sendToGivenAddress(ctx.mail, message, loc, async () => {
+    await deleteAuthToken(ctx.db, token)
+    if (createdUserId) await deleteEmptyAccount(ctx.db, createdUserId)
+  })
 
 export async function deleteAuthToken(db: Db, token: string) {
   await db.delete(authTokens).where(eq(authTokens.tokenHash, await sha256Hex(token)))
 }
 
-export async function findOrCreateUser(db: Db, email: string) {
+/** The account of an address, made when it is new (`created`: by this call). */
+export async function findOrCreateAccount(db: Db, email: string) {
   const [created] = await db.insert(users).values({ id: newId('user'), email }).onConflictDoNothing().returning()
-  if (created) return created
+  if (created) return { user: created, created: true }
   const [existing] = await db.select().from(users).where(eq(users.email, email))
   if (!existing) throw new Error('user vanished between insert and select')
-  return existing
+  return { user: existing, created: false }
+}
+
+export const findOrCreateUser = async (db: Db, email: string) => (await findOrCreateAccount(db, email)).user
+
+/**
+ * Deletes an account a request made for an address its e-mail never reached, unless it already holds something:
+ * a verified address, a session, a membership, or a link on its way (a request for the same address beside this
+ * one found the account and sent its own). Without a session nobody has acted as it, so nothing else refers to it.
+ */
+export async function deleteEmptyAccount(db: Db, userId: string) {
+  await db.execute(sql`delete from users u where u.id = ${userId} and not u.email_verified
+    and not exists (select 1 from auth_tokens t where t.user_id = u.id)
+    and not exists (select 1 from sessions s where s.user_id = u.id)
+    and not exists (select 1 from members m where m.user_id = u.id)`)
 }
 
 export async function issueSession(ctx: AppContext, userId: string, options: { impersonatorId?: string; userAgent?: string | null } = {}): Promise<IssuedSession> {
@@ -175,7 +193,7 @@ export async function sendVerificationEmail(ctx: AppContext, user: { id: string;
 /** Creates the account when the address is new and e-mails a 15-minute single-use link (docs/api.md#credentials). */
 export async function requestMagicLink(ctx: AppContext, input: { email: string; redirect_to?: string }) {
   const email = normalizeEmail(input.email)
-  const user = await findOrCreateUser(ctx.db, email)
+  const { user, created } = await findOrCreateAccount(ctx.db, email)
   const token = await createAuthToken(ctx.db, { purpose: 'magic_link', email, userId: user.id, data: { redirect_to: input.redirect_to ?? '/dashboard' } })
   const link = linkTo(ctx, 'auth/magic-link', { token })
   await mailToken(ctx, token, {
@@ -183,7 +201,7 @@ export async function requestMagicLink(ctx: AppContext, input: { email: string; 
     subject: 'Your Chorus sign-in link',
     text: `Sign in to Chorus by opening this link within 15 minutes. It works once.\n\n${link}\n\nIf you did not ask for it, ignore this e-mail.`,
     html: `<p>Sign in to Chorus by opening this link within 15 minutes. It works once.</p><p><a href="${link}">Sign in to Chorus</a></p><p>If you did not ask for it, ignore this e-mail.</p>`,
-  }, ['body', 'email'])
+  }, ['body', 'email'], created ? user.id : undefined)
 }
 
 /** Consumes the link, marks the address verified (the link proved it) and starts a session. */

@@ -33,7 +33,7 @@ export const membersModule = (ctx: AppContext) =>
       body: InviteMemberRequest,
       workspace: { role: 'admin' },
       response: { 201: MemberResponse },
-      detail: { operationId: 'inviteMember', tags, summary: 'Invite by e-mail (admin); the link is valid 7 days', description: 'Dashboard session of an admin. E-mails an invitation link valid for 7 days; an address that is already an active member is 409 CONFLICT. When the e-mail does not go out, no invitation is left pending (a re-invitation keeps the earlier one): an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a refused message 502 UPSTREAM_ERROR, a server that does not answer 503.' },
+      detail: { operationId: 'inviteMember', tags, summary: 'Invite by e-mail (admin); the link is valid 7 days', description: 'Dashboard session of an admin. E-mails an invitation link valid for 7 days; an address that is already an active member is 409 CONFLICT. When the e-mail does not go out, no invitation is left pending (a re-invitation keeps the earlier one), nor the account made for a new address: an address the mail server refuses is 422 `value_error.email_refused` on `body.email`, a refused message 502 UPSTREAM_ERROR, a server that does not answer 503.' },
     })
     .post('/workspaces/:workspace_slug/members/accept', async ({ params, user }) => toMemberResponse(await service.acceptInvitation(ctx.db, params.workspace_slug, user.id)), {
       params: WorkspaceSlugParams,

@@ -5,7 +5,7 @@ import { members, users, workspaces, type Role } from '../../db/schema/index.ts'
 import { ApiError, conflict, forbidden, notFound } from '../../errors.ts'
 import { sendToGivenAddress, withWorkspaceLogo } from '../../lib/mail.ts'
 import type { Member, Workspace } from '../../plugins/credentials.ts'
-import { consumeAuthToken, createAuthToken, deleteAuthToken, findOrCreateUser, issueSession, linkTo, normalizeEmail } from '../auth/service.ts'
+import { consumeAuthToken, createAuthToken, deleteAuthToken, deleteEmptyAccount, findOrCreateAccount, issueSession, linkTo, normalizeEmail } from '../auth/service.ts'
 import { fileUrl } from '../files/model.ts'
 import { revokeMemberGrants } from '../oauth/grants.ts'
 import type { MemberRow } from './model.ts'
@@ -30,7 +30,7 @@ async function getMember(db: Db, workspaceId: string, userId: string): Promise<M
 /** Invites by e-mail (creating the account if new); re-inviting a pending address sends a fresh link. */
 export async function inviteMember(ctx: AppContext, workspace: Workspace, inviterId: string, input: { email: string; role: 'admin' | 'member' }) {
   const email = normalizeEmail(input.email)
-  const user = await findOrCreateUser(ctx.db, email)
+  const { user, created } = await findOrCreateAccount(ctx.db, email)
   const [existing] = await ctx.db.select().from(members).where(and(eq(members.workspaceId, workspace.id), eq(members.userId, user.id)))
   if (existing?.status === 'active') throw conflict(`${email} is already a member of this workspace`)
   const values = { role: input.role, status: 'pending' as const, invitedBy: inviterId, invitedAt: new Date() }
@@ -50,6 +50,7 @@ export async function inviteMember(ctx: AppContext, workspace: Workspace, invite
     await deleteAuthToken(ctx.db, token)
     if (existing) await ctx.db.update(members).set({ role: existing.role, status: existing.status, invitedBy: existing.invitedBy, invitedAt: existing.invitedAt }).where(pending)
     else await ctx.db.delete(members).where(pending)
+    if (created) await deleteEmptyAccount(ctx.db, user.id)
   })
   return getMember(ctx.db, workspace.id, user.id)
 }
