@@ -118,8 +118,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   })
   const inFlight = new Set<Promise<void>>()
   /** The webhook deliveries this loop holds a lease on, from their claim until their attempt is recorded or handed back. */
-  const held = new Map<string, DeliveryJob>()
-  const heldKey = (job: DeliveryJob) => `${job.webhookId} ${job.eventId}`
+  const held = new Set<DeliveryJob>()
   /**
    * A lane or claim statement failed without an answer: it may have committed leases to this loop that it never
    * heard of. The next round frees every lease of this loop's that it does not hold, before it takes anything.
@@ -158,7 +157,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       // Not started (the loop is stopping) or not completed (the worker went away): hand the claim back for the next try.
       if (error !== NOT_STARTED) log.warn('webhook attempt interrupted', { webhook_id: job.webhookId, event_id: job.eventId, error: describeError(error) })
       await releaseClaim(db, owner, job).catch(() => {})
-      held.delete(heldKey(job))
+      held.delete(job)
       webhooksDue = deliveriesDue = true
       handedBack.add('webhook_deliveries')
     } finally {
@@ -201,7 +200,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
       }
     }
     // Recorded, or left to lapse: either way no longer this loop's to hold.
-    for (const { job } of batch) held.delete(heldKey(job))
+    for (const { job } of batch) held.delete(job)
     // A failed attempt is retried later: the next due time changes, once its retry is written.
     if (batch.some(({ result }) => !result.success)) dueStale = true
   }
@@ -253,8 +252,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
   /** One round's lane and claim (`takeAndClaim`), its jobs sent once it has committed. */
   async function laneAndClaim(room: number) {
     if (leasesInDoubt) {
-      const freed = await releaseOwnerExcept(db, WEBHOOK_JOBS, owner, Array.from(held.values(), (job) => [job.webhookId, job.eventId]))
-      if (freed) log.warn('webhook leases of a lost answer freed', { owner, freed })
+      await freeUnheld('webhook', () => releaseOwnerExcept(db, WEBHOOK_JOBS, owner, Array.from(held, (job) => [job.webhookId, job.eventId])))
       leasesInDoubt = false
       webhooksDue = deliveriesDue = true
     }
@@ -276,7 +274,7 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     if (claim && claimed >= leftForClaim) deliveriesDue = true
     if (jobs.length) options.onClaimed?.(jobs.length, inFlight.size + jobs.length)
     for (const job of jobs) {
-      held.set(heldKey(job), job)
+      held.add(job)
       track(deliver(job))
     }
     // A full batch may have left more behind, and so may a claim that filled its room or had none (what this
@@ -287,11 +285,16 @@ export function startDeliveryLoop(options: LoopOptions): DeliveryLoop {
     return taken + jobs.length
   }
 
+  /** Frees what a claim whose answer was lost left leased to this loop (`release`: every lease of its owner it does not hold). */
+  async function freeUnheld(name: string, release: () => Promise<number>) {
+    const freed = await release()
+    if (freed) log.warn(`${name} leases of a lost answer freed`, { owner, freed })
+  }
+
   async function claimOthers(queue: DeliveryQueue, room: number) {
     const held = heldOthers.get(queue)!
     if (othersInDoubt.has(queue)) {
-      const freed = await queue.releaseAllBut(owner, held)
-      if (freed) log.warn(`${queue.name} leases of a lost answer freed`, { owner, freed })
+      await freeUnheld(queue.name, () => queue.releaseAllBut(owner, held))
       othersInDoubt.delete(queue)
     }
     const claimed = room > 0 && !stopped ? await queue.claim(owner, room).catch((error) => {
