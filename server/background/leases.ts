@@ -114,10 +114,7 @@ export async function releaseOwnerExcept(db: SqlRunner, jobs: JobTable, owner: n
  * every process's loop may take them over at once.
  */
 export async function releaseOwner(db: SqlRunner, owner: number) {
-  for (const jobs of JOB_TABLES) {
-    const freed = await db.rows(sql`update ${sql.raw(jobs.table)} set lease_owner = null, lease_until = null where lease_owner = ${owner} returning 1`)
-    if (freed.length) await announceWork(db, jobs.table)
-  }
+  for (const jobs of JOB_TABLES) await releaseOwnerExcept(db, jobs, owner, [])
 }
 
 /**
